@@ -1,0 +1,446 @@
+"""The perceptron, primal and dual (kernel), as scikit-learn classifiers.
+
+Primal rule (lesson 02): on a mistake y (w · x + b) <= 0, update
+w ← w + η y x and b ← b + η y. A score of exactly 0 counts as a mistake.
+
+Dual rule (lesson 03 on): keep a mistake counter αᵢ per training point and predict
+with f(x) = Σᵢ αᵢ yᵢ k(xᵢ, x) + b; on a mistake αᵢ ← αᵢ + 1 and b ← b + yᵢ.
+
+Both train online, one sample at a time in a fixed visiting order per epoch
+(``rng.permutation(n)`` from ``np.random.default_rng(random_state)`` when
+``shuffle=True``, else ``0..n-1``), and stop after the first epoch without a
+mistake or after ``max_epochs``. More than two classes: one-vs-rest, every class
+seeing the same visiting orders.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from ._validation import check_int, check_positive
+from .gram import KERNEL_NAMES, kernel_params
+
+__all__ = ["Perceptron", "KernelPerceptron"]
+
+_SCAN = 256  # rows checked at once when looking for the next mistake
+
+
+class _Orders:
+    """Visiting order of each epoch, drawn lazily and shared by all classes."""
+
+    def __init__(self, n, shuffle, random_state):
+        self.n, self.shuffle = n, shuffle
+        self.rng = np.random.default_rng(random_state) if shuffle else None
+        self.orders = []
+
+    def __getitem__(self, epoch):
+        while len(self.orders) <= epoch:
+            self.orders.append(self.rng.permutation(self.n) if self.shuffle else np.arange(self.n))
+        return self.orders[epoch]
+
+
+def _fit_labels(estimator, X, y, **kw):
+    """Validate (X, y) the scikit-learn way; return X, ±1 targets (n, C) and classes."""
+    X, y = validate_data(estimator, X, y, **kw)
+    check_classification_targets(y)
+    classes = np.unique(y)
+    if classes.size < 2:
+        raise ValueError(
+            f"y has 1 class ({classes.tolist()}); at least 2 distinct labels are "
+            "needed to train a classifier."
+        )
+    if classes.size == 2:
+        Y = np.where(y == classes[1], 1.0, -1.0)[:, None]
+    else:
+        Y = np.where(y[:, None] == classes[None, :], 1.0, -1.0)
+    return X, Y, classes
+
+
+def _check_common(est):
+    check_int(est.max_epochs, "max_epochs")
+    for name in ("fit_intercept", "shuffle"):
+        if not isinstance(getattr(est, name), (bool, np.bool_)):
+            raise TypeError(f"{name} must be True or False, got {getattr(est, name)!r}.")
+    rs = est.random_state
+    if rs is not None and not isinstance(rs, (numbers.Integral, np.random.Generator)):
+        raise TypeError(f"random_state must be None, an int or a numpy Generator, got {rs!r}.")
+
+
+def _squeeze_binary(est, **arrays):
+    """Binary problems store 1-D coefficients and a float intercept."""
+    for name, value in arrays.items():
+        if len(est.classes_) == 2:
+            value = value[0]
+            if np.ndim(value) == 0:
+                value = float(value)
+        setattr(est, name, value)
+
+
+def _predict_from_scores(classes, scores):
+    if scores.ndim == 1:  # binary: a score of exactly 0 is not a positive vote
+        return classes[(scores > 0).astype(int)]
+    return classes[np.argmax(scores, axis=1)]
+
+
+class Perceptron(ClassifierMixin, BaseEstimator):
+    """Rosenblatt's perceptron in primal form, with a full trace of every step.
+
+    On a mistake y (w · x + b) <= 0: w ← w + η y x, b ← b + η y.
+
+    Parameters
+    ----------
+    learning_rate : float, default=1.0
+        Step size η > 0.
+    max_epochs : int, default=100
+        Upper bound on passes over the data (non-separable data never converges).
+    fit_intercept : bool, default=True
+        Learn the bias b; with ``False`` append a constant feature yourself.
+    shuffle : bool, default=False
+        Visit the samples in a new random order each epoch.
+    random_state : int, numpy Generator or None, default=None
+        Seed of the visiting orders when ``shuffle=True``.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+    n_features_in_ : int
+    coef_ : ndarray of shape (n_features,) or (n_classes, n_features)
+    intercept_ : float or ndarray of shape (n_classes,)
+    mistakes_ : ndarray of shape (n_samples,) or (n_classes, n_samples)
+        Mistakes made on each training sample: the dual counts α.
+    alpha_ : ndarray
+        Same as ``mistakes_``: w = η Σᵢ αᵢ yᵢ xᵢ.
+    n_epochs_ : int
+        Epochs run, counting the final mistake-free one.
+    converged_ : bool
+        Whether an epoch without mistakes was reached (for every class).
+    trace_ : ndarray of shape (n_steps, 4 + n_features)
+        One row per visited sample, after its step: epoch (from 1), index,
+        mistake (0/1), intercept, coef_1, coef_2, … (a list of such arrays, one
+        per class, with more than two classes).
+
+    Examples
+    --------
+    >>> from kpcourse.datasets import worked_example
+    >>> X, y = worked_example()
+    >>> clf = Perceptron(learning_rate=0.25).fit(X, y)
+    >>> clf.coef_, clf.intercept_, clf.n_epochs_
+    (array([-1.25,  1.  ]), -0.25, 4)
+
+    Lesson 02 (the perceptron by hand).
+    """
+
+    def __init__(self, learning_rate=1.0, max_epochs=100, fit_intercept=True, shuffle=False,
+                 random_state=None):
+        self.learning_rate = learning_rate
+        self.max_epochs = max_epochs
+        self.fit_intercept = fit_intercept
+        self.shuffle = shuffle
+        self.random_state = random_state
+
+    def fit(self, X, y):
+        """Train on X of shape (n_samples, n_features) and labels y; return self."""
+        check_positive(self.learning_rate, "learning_rate")
+        _check_common(self)
+        X, Y, self.classes_ = _fit_labels(self, X, y)
+        orders = _Orders(X.shape[0], self.shuffle, self.random_state)
+        runs = [_primal_run(X, Y[:, c], self.learning_rate, self.fit_intercept,
+                            self.max_epochs, orders) for c in range(Y.shape[1])]
+        w, b, mistakes, epochs, converged, traces = zip(*runs)
+        _squeeze_binary(self, coef_=np.array(w), intercept_=np.array(b),
+                        mistakes_=np.array(mistakes))
+        self.alpha_ = self.mistakes_
+        self.n_epochs_ = int(max(epochs))
+        self.converged_ = bool(all(converged))
+        self.trace_ = traces[0] if len(traces) == 1 else list(traces)
+        return self
+
+    def decision_function(self, X):
+        """Scores w · x + b: shape (n,) for two classes, (n, n_classes) otherwise."""
+        check_is_fitted(self)
+        X = validate_data(self, X, reset=False)
+        return X @ np.asarray(self.coef_).T + self.intercept_
+
+    def predict(self, X):
+        """Predicted labels; a score of exactly 0 predicts ``classes_[0]``."""
+        check_is_fitted(self)
+        return _predict_from_scores(self.classes_, self.decision_function(X))
+
+
+def _primal_run(X, y, eta, fit_intercept, max_epochs, orders):
+    """The textbook loop, one sample at a time (inputs already validated)."""
+    n, d = X.shape
+    w, b = np.zeros(d), 0.0
+    mistakes = np.zeros(n, dtype=np.int64)
+    trace = []
+    converged = False
+    for epoch in range(max_epochs):
+        n_mistakes = 0
+        for i in orders[epoch]:
+            mistake = y[i] * (X[i] @ w + b) <= 0
+            if mistake:
+                w = w + eta * y[i] * X[i]
+                b = b + eta * y[i] if fit_intercept else b
+                mistakes[i] += 1
+                n_mistakes += 1
+            trace.append([epoch + 1, i, int(mistake), b, *w])
+        if n_mistakes == 0:
+            converged = True
+            break
+    return w, b, mistakes, epoch + 1, converged, np.array(trace, dtype=float)
+
+
+class KernelPerceptron(ClassifierMixin, BaseEstimator):
+    """Kernel perceptron: the dual rule with mistake counts α and any kernel.
+
+    f(x) = Σᵢ αᵢ yᵢ k(xᵢ, x) + b; on a mistake yᵢ f(xᵢ) <= 0: αᵢ ← αᵢ + 1, b ← b + yᵢ.
+
+    Training is exact online: the same α, bias and epochs as the one-sample-at-a-time
+    loop over the same visiting order. The decision values of all training points
+    are kept and updated by one kernel column per mistake, and the next mistake is
+    found by a vectorised check, so correctly classified samples cost no Python work.
+
+    Parameters
+    ----------
+    kernel : {"linear", "poly", "polynomial", "rbf", "cosine", "precomputed"} or callable, default="rbf"
+        A callable takes (X, Z) and returns the Gram matrix of shape (len(X), len(Z)).
+        With "precomputed", ``fit`` takes the (n, n) training Gram matrix and
+        ``predict`` the (m, n) matrix K(test, train).
+    degree : int, default=2
+        Degree of the polynomial kernel.
+    gamma : float, default=None
+        RBF: exp(-γ‖x − z‖²); poly: (γ x·z + coef0)^degree. ``None``: for RBF with
+        no ``sigma`` the "scale" rule γ = 1 / (n_features · X.var()); for poly 1.
+    sigma : float, default=None
+        RBF bandwidth, exp(-‖x − z‖² / (2σ²)). Give ``sigma`` or ``gamma``, not both.
+    coef0 : float, default=1.0
+        Offset of the polynomial kernel.
+    max_epochs : int, default=10
+    fit_intercept : bool, default=True
+    shuffle : bool, default=True
+    random_state : int, numpy Generator or None, default=None
+    device : "auto", "cpu" or "cuda", default="auto"
+        Where the Gram matrix and decision values live; "auto" picks CUDA if present.
+    max_memory : int, default=None
+        Bytes allowed for the training Gram matrix; when the n×n matrix does not
+        fit, kernel columns are computed on demand. ``None``: 2 GiB.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+    n_features_in_ : int
+    alpha_ : ndarray of shape (n_samples,) or (n_classes, n_samples)
+        Mistake counts.
+    intercept_ : float or ndarray of shape (n_classes,)
+    support_ : ndarray of shape (n_support,)
+        Indices of training samples with α > 0 (for any class).
+    dual_coef_ : ndarray of shape (n_classes or 1, n_support)
+        αᵢ yᵢ of the support vectors.
+    support_vectors_ : ndarray of shape (n_support, n_features)
+        (Not stored for ``kernel="precomputed"``.)
+    n_epochs_ : int
+    converged_ : bool
+    history_ : list of int
+        Mistakes per epoch (summed over classes).
+    gamma_ : float or None
+        The γ actually used (RBF and poly).
+
+    Examples
+    --------
+    >>> from kpcourse.datasets import circles
+    >>> X, y = circles(200, noise=0.05, random_state=0)
+    >>> KernelPerceptron(kernel="poly", degree=2, random_state=0).fit(X, y).score(X, y)
+    1.0
+
+    Lessons 03 (dual form) to 07 (MNIST on the GPU).
+    """
+
+    def __init__(self, kernel="rbf", *, degree=2, gamma=None, sigma=None, coef0=1.0,
+                 max_epochs=10, fit_intercept=True, shuffle=True, random_state=None,
+                 device="auto", max_memory=None):
+        self.kernel = kernel
+        self.degree = degree
+        self.gamma = gamma
+        self.sigma = sigma
+        self.coef0 = coef0
+        self.max_epochs = max_epochs
+        self.fit_intercept = fit_intercept
+        self.shuffle = shuffle
+        self.random_state = random_state
+        self.device = device
+        self.max_memory = max_memory
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.pairwise = self.kernel == "precomputed"
+        return tags
+
+    # ------------------------------------------------------------------ fit
+    def fit(self, X, y):
+        """Train on X (n_samples, n_features) — or an (n, n) Gram matrix — and y."""
+        import torch
+
+        from .gram import resolve_device
+
+        _check_common(self)
+        X, Y, self.classes_ = _fit_labels(self, X, y, dtype=np.float64)
+        self._params = self._kernel_params(X)
+        dev = resolve_device(self.device)
+        dtype = torch.float64 if dev.type == "cpu" else torch.float32
+        K = self._train_columns(X, dev, dtype)
+        orders = _Orders(X.shape[0], self.shuffle, self.random_state)
+        alpha, b, epochs, converged, history = _dual_run(
+            K, torch.as_tensor(Y, dtype=dtype, device=dev), self.fit_intercept,
+            self.max_epochs, orders)
+
+        self.support_ = np.flatnonzero(alpha.any(0))
+        self.dual_coef_ = (alpha * Y.T)[:, self.support_]
+        if self.kernel != "precomputed":
+            self.support_vectors_ = X[self.support_]
+        _squeeze_binary(self, alpha_=alpha, intercept_=b)
+        self.n_epochs_ = int(epochs.max())
+        self.converged_ = bool(converged.all())
+        self.history_ = history
+        return self
+
+    def _kernel_params(self, X):
+        k = self.kernel
+        if callable(k) or k == "precomputed":
+            if k == "precomputed" and X.shape[0] != X.shape[1]:
+                raise ValueError(
+                    f"kernel='precomputed' needs the square (n, n) training Gram matrix; got {X.shape}.")
+            self.gamma_ = None
+            return {}
+        if k not in KERNEL_NAMES:
+            raise ValueError(
+                f"kernel must be one of {KERNEL_NAMES + ('precomputed',)} or a callable; got {k!r}.")
+        gamma, sigma = self.gamma, self.sigma
+        if k == "rbf" and gamma is None and sigma is None:
+            var = X.var()
+            gamma = 1.0 / (X.shape[1] * var) if var > 0 else 1.0
+        p = kernel_params(k, degree=self.degree, gamma=gamma, sigma=sigma, coef0=self.coef0)
+        self.gamma_ = p.get("gamma")
+        return p
+
+    def _train_columns(self, X, dev, dtype):
+        """Row i of the returned source is the kernel column k(X, x_i)."""
+        import torch
+
+        from .gram import gram_matrix
+
+        n = X.shape[0]
+        if self.kernel == "precomputed":
+            return torch.as_tensor(X.T.copy(), dtype=dtype, device=dev)
+        if callable(self.kernel):
+            return torch.as_tensor(_call_kernel(self.kernel, X, X).T.copy(), dtype=dtype, device=dev)
+        budget = 2 * 2**30 if self.max_memory is None else check_int(self.max_memory, "max_memory")
+        itemsize = torch.finfo(dtype).bits // 8
+        Xt = torch.tensor(X, dtype=dtype, device=dev)
+        if n * n * itemsize <= budget:
+            return gram_matrix(Xt, kernel=self.kernel, device=dev, dtype=dtype, **self._params)
+        return _LazyColumns(Xt, self.kernel, self._params)
+
+    # ------------------------------------------------------------- predict
+    def decision_function(self, X):
+        """f(x) = Σᵢ αᵢ yᵢ k(xᵢ, x) + b: shape (n,) for two classes, else (n, n_classes)."""
+        check_is_fitted(self)
+        X = validate_data(self, X, reset=False, dtype=np.float64)
+        if self.kernel == "precomputed":
+            Ks = X[:, self.support_]
+        elif callable(self.kernel):
+            Ks = _call_kernel(self.kernel, X, self.support_vectors_)
+        else:
+            from .gram import gram_matrix
+
+            if len(self.support_) == 0:
+                Ks = np.zeros((X.shape[0], 0))
+            else:
+                Ks = gram_matrix(X, self.support_vectors_, kernel=self.kernel,
+                                 device="cpu", dtype=None, **self._params)
+        scores = Ks @ self.dual_coef_.T + self.intercept_
+        return scores[:, 0] if len(self.classes_) == 2 and scores.ndim == 2 else scores
+
+    def predict(self, X):
+        """Predicted labels; a score of exactly 0 predicts ``classes_[0]``."""
+        check_is_fitted(self)
+        return _predict_from_scores(self.classes_, self.decision_function(X))
+
+
+def _call_kernel(kernel, X, Z):
+    K = np.asarray(kernel(X, Z), dtype=np.float64)
+    if K.shape != (X.shape[0], Z.shape[0]):
+        raise ValueError(
+            f"the kernel callable must return shape ({X.shape[0]}, {Z.shape[0]}) for "
+            f"inputs of {X.shape[0]} and {Z.shape[0]} samples; it returned {K.shape}.")
+    if not np.all(np.isfinite(K)):
+        raise ValueError("the kernel callable returned NaN or infinite values.")
+    return K
+
+
+class _LazyColumns:
+    """Kernel columns computed on demand when the full Gram matrix is over budget."""
+
+    def __init__(self, X, kernel, params):
+        from .gram import _tile, _unit
+
+        self.X, self.kernel, self.params, self._tile = X, kernel, params, _tile
+        self.xx = (X * X).sum(1) if kernel == "rbf" else None
+        self.xn = _unit(X) if kernel == "cosine" else None
+
+    def __getitem__(self, i):
+        col = self._tile(self.X[i:i + 1], self.X, self.kernel, self.params,
+                         zz=self.xx, zn=self.xn)
+        return col[0]
+
+
+def _dual_run(K, Y, fit_intercept, max_epochs, orders):
+    """Exact online dual training for all classes at once (inputs already clean).
+
+    K[i] is the kernel column of sample i; Y is (n, C) in ±1. F holds the decision
+    values of every training point; a mistake at i adds yᵢ (k(·, xᵢ) + 1) to F.
+    """
+    import torch
+
+    n, C = Y.shape
+    dev = Y.device
+    alpha = torch.zeros((C, n), dtype=torch.int64, device=dev)
+    F = torch.zeros((n, C), dtype=Y.dtype, device=dev)
+    bias = torch.zeros(C, dtype=Y.dtype, device=dev)
+    active = torch.ones(C, dtype=torch.bool, device=dev)
+    epochs = torch.zeros(C, dtype=torch.int64, device=dev)
+    history = []
+    for epoch in range(max_epochs):
+        order = torch.as_tensor(orders[epoch], device=dev)
+        Yo = Y[order]
+        made = torch.zeros(C, dtype=torch.int64, device=dev)
+        p = 0
+        while p < n:
+            q = min(p + _SCAN, n)
+            wrong = (Yo[p:q] * F[order[p:q]] <= 0) & active
+            rows = wrong.any(1)
+            first = int(torch.argmax(rows.to(torch.uint8)))
+            if not rows[first]:
+                p = q
+                continue
+            i = order[p + first]
+            step = Y[i] * wrong[first]  # ±1 for the classes that erred, 0 elsewhere
+            col = K[i]
+            if fit_intercept:
+                col = col + 1.0
+                bias += step
+            F.addr_(col, step)
+            alpha[:, i] += wrong[first].to(torch.int64)
+            made += wrong[first].to(torch.int64)
+            p += first + 1
+        epochs += active.to(torch.int64)
+        history.append(int(made.sum()))
+        active &= made > 0
+        if not bool(active.any()):
+            break
+    return (alpha.cpu().numpy(), bias.cpu().numpy(), epochs.cpu().numpy(),
+            (~active).cpu().numpy(), history)

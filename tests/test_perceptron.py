@@ -1,0 +1,217 @@
+"""kpcourse.perceptron: the lecture's numbers, exact online training, sklearn conformance."""
+
+import numpy as np
+import pytest
+from sklearn.utils.estimator_checks import check_estimator
+
+from kpcourse import kernels
+from kpcourse.perceptron import KernelPerceptron, Perceptron
+
+X4 = np.array([[1, 2], [1, 1], [2, 4], [3, 2]], float)
+y4 = np.array([1, -1, 1, -1])
+
+# The lecture's 16 visited steps, learning rate 0.25: (bias, w1, w2) after each step.
+LECTURE_STEPS = [
+    (0.25, 0.25, 0.5), (0.0, 0.0, 0.25), (0.0, 0.0, 0.25), (-0.25, -0.75, -0.25),
+    (0.0, -0.5, 0.25), (0.0, -0.5, 0.25), (0.25, 0.0, 1.25), (0.0, -0.75, 0.75),
+    (0.0, -0.75, 0.75), (-0.25, -1.0, 0.5), (0.0, -0.5, 1.5), (-0.25, -1.25, 1.0),
+    (-0.25, -1.25, 1.0), (-0.25, -1.25, 1.0), (-0.25, -1.25, 1.0), (-0.25, -1.25, 1.0),
+]
+
+
+def test_lecture_four_points_primal():
+    clf = Perceptron(learning_rate=0.25).fit(X4, y4)
+    assert clf.trace_.shape == (16, 6)
+    np.testing.assert_array_equal(clf.trace_[:, 3:], LECTURE_STEPS)
+    np.testing.assert_array_equal(clf.trace_[:, 0], np.repeat([1, 2, 3, 4], 4))
+    np.testing.assert_array_equal(clf.trace_[:, 1], np.tile([0, 1, 2, 3], 4))
+    np.testing.assert_array_equal(clf.trace_[:, 2], [1, 1, 0, 1, 1, 0, 1, 1, 0, 1, 1, 1, 0, 0, 0, 0])
+    assert clf.intercept_ == -0.25 and isinstance(clf.intercept_, float)
+    np.testing.assert_array_equal(clf.coef_, [-1.25, 1.0])
+    assert clf.n_epochs_ == 4 and clf.converged_
+    np.testing.assert_array_equal(clf.mistakes_, [2, 2, 2, 3])
+    np.testing.assert_array_equal(clf.alpha_, clf.mistakes_)
+    # Dual view: W = λ Σ αᵢ yᵢ xᵢ
+    np.testing.assert_allclose(0.25 * (clf.alpha_ * y4) @ X4, [-1.25, 1.0])
+    np.testing.assert_array_equal(clf.predict(X4), y4)
+
+
+def test_score_zero_counts_as_mistake():
+    # At step 1 the score is 0 for a +1 point: it must be updated.
+    clf = Perceptron(max_epochs=1).fit(X4[:1].repeat(2, 0) * [[1], [-1]], [1, -1])
+    assert clf.trace_[0, 2] == 1
+
+
+def test_kernel_perceptron_linear_reproduces_dual_of_lecture():
+    kp = KernelPerceptron(kernel="linear", shuffle=False).fit(X4, y4)
+    np.testing.assert_array_equal(kp.alpha_, [2, 2, 2, 3])
+    assert kp.intercept_ == -1.0  # λ Σ αᵢ yᵢ with λ = 1
+    np.testing.assert_allclose((kp.alpha_ * y4) @ X4, [-5.0, 4.0])  # (−5λ, 4λ)
+    assert kp.n_epochs_ == 4 and kp.history_ == [3, 3, 3, 0]
+    np.testing.assert_array_equal(kp.support_, [0, 1, 2, 3])
+
+
+def _loop(K, y, *, orders, fit_intercept=True):
+    """Plain per-sample kernel perceptron: f(xᵢ) recomputed from scratch at each visit."""
+    n = len(y)
+    alpha = np.zeros(n, int)
+    b = 0.0
+    for order in orders:
+        mistakes = 0
+        for i in order:
+            if y[i] * (np.sum(alpha * y * K[:, i]) + b) <= 0:
+                alpha[i] += 1
+                b += y[i] if fit_intercept else 0
+                mistakes += 1
+        if mistakes == 0:
+            break
+    return alpha, b
+
+
+def _orders(n, epochs, seed):
+    if seed is None:
+        return [np.arange(n)] * epochs
+    rng = np.random.default_rng(seed)
+    return [rng.permutation(n) for _ in range(epochs)]
+
+
+KERNEL_CASES = [
+    ("linear", {}, lambda A, B: kernels.linear(A, B)),
+    ("poly", {"degree": 3, "coef0": 1.0}, lambda A, B: kernels.polynomial(A, B, degree=3)),
+    ("rbf", {"sigma": 0.8}, lambda A, B: kernels.rbf(A, B, sigma=0.8)),
+    ("cosine", {}, lambda A, B: kernels.cosine(A, B)),
+]
+
+
+@pytest.mark.parametrize("name,params,ref", KERNEL_CASES)
+@pytest.mark.parametrize("seed", [None, 0, 7])
+@pytest.mark.parametrize("fit_intercept", [True, False])
+def test_exact_online_equals_per_sample_loop(name, params, ref, seed, fit_intercept):
+    rng = np.random.default_rng(100 + (seed or 0))
+    X = rng.normal(size=(80, 3))
+    y = np.where(X[:, 0] + 0.5 * X[:, 1] ** 2 + 0.3 * rng.normal(size=80) > 0.3, 1, -1)
+    kp = KernelPerceptron(kernel=name, shuffle=seed is not None, random_state=seed,
+                          fit_intercept=fit_intercept, max_epochs=6, **params).fit(X, y)
+    alpha, b = _loop(ref(X, X), y, orders=_orders(80, 6, seed), fit_intercept=fit_intercept)
+    np.testing.assert_array_equal(kp.alpha_, alpha)
+    assert kp.intercept_ == pytest.approx(b)
+
+
+@pytest.mark.parametrize("kind", ["callable", "precomputed"])
+def test_exact_online_callable_and_precomputed(kind):
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(60, 2))
+    y = np.where((X ** 2).sum(1) > 1.0, 1, -1)
+
+    def k(A, B):
+        return kernels.polynomial(A, B, degree=2, coef0=0.0)
+
+    G = k(X, X)
+    kp = KernelPerceptron(kernel=k if kind == "callable" else "precomputed",
+                          random_state=5, max_epochs=20)
+    kp.fit(X if kind == "callable" else G, y)
+    alpha, b = _loop(G, y, orders=_orders(60, 20, 5))
+    np.testing.assert_array_equal(kp.alpha_, alpha)
+    Xt = rng.normal(size=(10, 2))
+    scores = kp.decision_function(Xt if kind == "callable" else k(Xt, X))
+    np.testing.assert_allclose(scores, k(Xt, X) @ (alpha * y) + b)
+
+
+def test_multiclass_is_one_vs_rest_with_shared_orders():
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(90, 2))
+    y = np.array(["a", "b", "c"])[rng.integers(0, 3, 90)]
+    kp = KernelPerceptron(kernel="rbf", sigma=0.5, random_state=1, max_epochs=5).fit(X, y)
+    assert kp.alpha_.shape == (3, 90) and kp.intercept_.shape == (3,)
+    G = kernels.rbf(X, sigma=0.5)
+    for c, label in enumerate(kp.classes_):
+        yc = np.where(y == label, 1, -1)
+        alpha, b = _loop(G, yc, orders=_orders(90, 5, 1))
+        np.testing.assert_array_equal(kp.alpha_[c], alpha)
+        assert kp.intercept_[c] == pytest.approx(b)
+    assert set(kp.predict(X)) <= set("abc")
+    assert kp.decision_function(X).shape == (90, 3)
+
+
+def test_primal_multiclass_and_shuffle():
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(40, 3))
+    y = rng.integers(0, 3, 40)
+    clf = Perceptron(shuffle=True, random_state=0, max_epochs=3).fit(X, y)
+    assert clf.coef_.shape == (3, 3) and clf.mistakes_.shape == (3, 40)
+    assert isinstance(clf.trace_, list) and len(clf.trace_) == 3
+    again = Perceptron(shuffle=True, random_state=0, max_epochs=3).fit(X, y)
+    np.testing.assert_array_equal(clf.coef_, again.coef_)
+
+
+def test_rbf_scale_rule_and_separable_circles():
+    rng = np.random.default_rng(6)
+    X = rng.normal(size=(100, 4)) * 3
+    kp = KernelPerceptron(random_state=0).fit(X, (X[:, 0] > 0).astype(int))
+    assert kp.gamma_ == pytest.approx(1 / (4 * X.var()))
+    assert KernelPerceptron(kernel="poly").fit(X, X[:, 0] > 0).gamma_ == 1.0
+
+
+def test_lazy_columns_match_full_gram():
+    rng = np.random.default_rng(8)
+    X = rng.normal(size=(70, 3))
+    y = np.where(np.sin(2 * X[:, 0]) + X[:, 1] > 0, 1, -1)
+    full = KernelPerceptron(kernel="rbf", sigma=0.7, random_state=2).fit(X, y)
+    lazy = KernelPerceptron(kernel="rbf", sigma=0.7, random_state=2, max_memory=1000).fit(X, y)
+    np.testing.assert_array_equal(full.alpha_, lazy.alpha_)
+
+
+@pytest.mark.parametrize("est,err,match", [
+    (KernelPerceptron(kernel="tanh"), ValueError, "kernel must be one of"),
+    (KernelPerceptron(kernel="rbf", sigma=1.0, gamma=1.0), ValueError, "exactly one of sigma"),
+    (KernelPerceptron(kernel="rbf", sigma=-1.0), ValueError, "sigma"),
+    (KernelPerceptron(kernel="poly", degree=0), ValueError, "degree"),
+    (KernelPerceptron(kernel="poly", degree=2.5), TypeError, "degree"),
+    (KernelPerceptron(max_epochs=0), ValueError, "max_epochs"),
+    (KernelPerceptron(shuffle="yes"), TypeError, "shuffle"),
+    (Perceptron(learning_rate=0), ValueError, "learning_rate"),
+    (Perceptron(random_state="seed"), TypeError, "random_state"),
+])
+def test_bad_parameters(est, err, match):
+    with pytest.raises(err, match=match):
+        est.fit(X4, y4)
+
+
+@pytest.mark.parametrize("Est", [Perceptron, KernelPerceptron])
+def test_bad_data(Est):
+    with pytest.raises(ValueError, match="at least 2 distinct labels"):
+        Est().fit(X4, [1, 1, 1, 1])
+    with pytest.raises(ValueError, match="continuous|Unknown label"):
+        Est().fit(X4, [0.5, 1.5, 0.2, 0.1])
+    with pytest.raises(ValueError, match="NaN"):
+        Est().fit([[np.nan, 1.0], [1.0, 2.0]], [0, 1])
+    with pytest.raises(ValueError, match="infinity|inf"):
+        Est().fit([[np.inf, 1.0], [1.0, 2.0]], [0, 1])
+    with pytest.raises(ValueError, match="inconsistent numbers of samples"):
+        Est().fit(X4, [1, -1])
+    with pytest.raises(ValueError, match="0 sample"):
+        Est().fit(np.empty((0, 2)), [])
+    clf = Est().fit(X4, y4)
+    with pytest.raises(ValueError, match="features"):
+        clf.predict(np.ones((2, 3)))
+    with pytest.raises(ValueError, match="2D array"):
+        clf.predict(np.ones(2))
+
+
+def test_precomputed_needs_square_gram():
+    with pytest.raises(ValueError, match="square"):
+        KernelPerceptron(kernel="precomputed").fit(np.ones((4, 3)), y4)
+
+
+def test_callable_kernel_wrong_shape():
+    with pytest.raises(ValueError, match="must return shape"):
+        KernelPerceptron(kernel=lambda A, B: np.ones((2, 2))).fit(X4, y4)
+
+
+# scikit-learn conformance. No check is skipped; see README ("Design notes") if one ever must be.
+@pytest.mark.parametrize("est", [Perceptron(), KernelPerceptron(),
+                                 KernelPerceptron(kernel="precomputed"),
+                                 KernelPerceptron(kernel="poly", max_memory=64)],
+                         ids=["primal", "kernel-rbf", "kernel-precomputed", "kernel-lazy"])
+def test_check_estimator(est):
+    check_estimator(est)
