@@ -38,9 +38,13 @@ def resolve_device(device="auto"):
     try:
         dev = torch.device(device)
     except (RuntimeError, TypeError) as exc:
-        raise ValueError(f"device must be 'auto', 'cpu', 'cuda' or a torch.device; got {device!r} ({exc}).") from None
+        raise ValueError(
+            f"device must be 'auto', 'cpu', 'cuda' or a torch.device; got {device!r} ({exc})."
+        ) from None
     if dev.type == "cuda" and not torch.cuda.is_available():
-        raise ValueError("device='cuda' was asked for but no CUDA GPU is available; use device='auto' or 'cpu'.")
+        raise ValueError(
+            "device='cuda' was asked for but no CUDA GPU is available; use device='auto' or 'cpu'."
+        )
     return dev
 
 

@@ -151,7 +151,7 @@ class Perceptron(ClassifierMixin, BaseEstimator):
         orders = _Orders(X.shape[0], self.shuffle, self.random_state)
         runs = [_primal_run(X, Y[:, c], self.learning_rate, self.fit_intercept,
                             self.max_epochs, orders) for c in range(Y.shape[1])]
-        w, b, mistakes, epochs, converged, traces = zip(*runs)
+        w, b, mistakes, epochs, converged, traces = zip(*runs, strict=True)
         _squeeze_binary(self, coef_=np.array(w), intercept_=np.array(b),
                         mistakes_=np.array(mistakes))
         self.alpha_ = self.mistakes_
