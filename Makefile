@@ -2,6 +2,7 @@
 #   make lab    start JupyterLab on the course
 #   make test   run every test (unit, notebooks, grading pipeline)
 #   make lint   ruff
+# Instructors: make release | make autograde | make validate [NB=path.ipynb]
 SHELL := /bin/bash
 PYTHON ?= python3
 VENV := .venv
@@ -14,7 +15,11 @@ STAMP := $(VENV)/.installed
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 PYTEST_FLAGS ?=
 
-.PHONY: setup lab test test-unit test-notebooks lint clean help
+JOBS ?=
+NB ?=
+NBVAL_FLAGS := --nbval --nbval-sanitize-with tests/nbval_sanitize.cfg --nbval-cell-timeout=300
+
+.PHONY: setup lab test test-unit test-notebooks lint release autograde validate clean help
 
 help:
 	@sed -n '1,5p' Makefile
@@ -30,8 +35,28 @@ $(STAMP): pyproject.toml $(CONSTRAINTS)
 lab: $(STAMP)
 	$(BIN)/jupyter lab --notebook-dir=$(CURDIR) $(ROOT_FLAG) notebooks/
 
+# Every test: unit and pipeline tests, then nbval on every lecture and source notebook.
 test: $(STAMP)
-	$(BIN)/python -m pytest $(PYTEST_FLAGS)
+	$(BIN)/python -m pytest $(PYTEST_FLAGS) tests
+	$(MAKE) --no-print-directory test-notebooks
+
+test-unit: $(STAMP)
+	$(BIN)/python -m pytest $(PYTEST_FLAGS) tests --ignore=tests/test_pipeline.py
+
+test-notebooks: $(STAMP)
+	@nbs="$$(ls notebooks/*.ipynb source/*/*.ipynb 2>/dev/null)"; \
+	if [ -z "$$nbs" ]; then echo "no notebooks yet"; else \
+	$(BIN)/python -m pytest $(PYTEST_FLAGS) -p no:cacheprovider $(NBVAL_FLAGS) $$nbs; fi
+
+# Instructor workflow (README): generate the student version, grade, validate.
+release: $(STAMP)
+	$(BIN)/python -m kpcourse.grading release
+
+autograde: $(STAMP)
+	$(BIN)/python -m kpcourse.grading autograde $(if $(JOBS),--jobs $(JOBS))
+
+validate: $(STAMP)
+	$(BIN)/python -m kpcourse.grading validate $(NB)
 
 lint: $(STAMP)
 	$(BIN)/ruff check kpcourse tests benchmarks

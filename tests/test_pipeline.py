@@ -1,0 +1,320 @@
+"""The grading pipeline, end to end, for every assignment in source/.
+
+In one temporary course directory: regenerate the release and compare it with the
+committed one, look for leaks, then autograde a set of golden submissions per
+assignment for real with nbgrader (in parallel, as ``make autograde`` does) and
+check every grade. Cases that every assignment gets:
+
+- ``solution``: the source's solutions → full marks on every autograded cell;
+- ``release``: the untouched student version → 0;
+- ``first-cell-raises``: a new first cell that raises, first exercise solved →
+  graded, that exercise full, the others 0;
+- ``loop``: ``while True: pass`` in the first exercise → it times out, 0 there,
+  the other exercises full;
+- ``swallow``: a loop that catches KeyboardInterrupt in the first exercise → the
+  same, and nothing deleted;
+- ``edited-tests``: locked test cells replaced by ``pass`` → original tests run → 0;
+- ``deleted-tests``: locked test cells deleted, solutions in → original tests put
+  back → full marks;
+plus the common mistakes and the reference-call case of ``tests/golden/<a>.py``.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import importlib.util
+import json
+import os
+import re
+import shutil
+import time
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from kpcourse import grading
+
+ROOT = Path(__file__).resolve().parents[1]
+GOLDEN = Path(__file__).parent / "golden"
+ASSIGNMENTS = grading.assignments(ROOT)
+TIMEOUT = 10  # per-cell limit while grading the golden submissions (s)
+
+def nbg(cell):
+    return cell.metadata.get("nbgrader", {})
+
+
+def solution_code(cell):
+    """A source solution cell as a student would have written it (markers removed)."""
+    lines = [ln for ln in cell.source.splitlines() if ln.strip() not in ("### BEGIN SOLUTION", "### END SOLUTION")]
+    return "\n".join(lines)
+
+
+def golden_cases(assignment):
+    path = GOLDEN / f"{assignment}.py"
+    if not path.exists():
+        return {}
+    spec = importlib.util.spec_from_file_location(f"golden_{assignment.replace('-', '_')}", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod.CASES
+
+
+class Assignment:
+    """Cells of one assignment: its solutions, its graded cells, its exercises."""
+
+    def __init__(self, name, root):
+        self.name = name
+        self.source = nbformat.read(root / "source" / name / f"{name}.ipynb", as_version=4)
+        self.release = nbformat.read(root / "release" / name / f"{name}.ipynb", as_version=4)
+        self.solutions = {nbg(c)["grade_id"]: solution_code(c) for c in self.source.cells
+                          if nbg(c).get("solution") and c.cell_type == "code"}
+        self.written = {nbg(c)["grade_id"] for c in self.source.cells
+                        if nbg(c).get("solution") and c.cell_type == "markdown"}
+        self.auto = {nbg(c)["grade_id"]: float(nbg(c)["points"]) for c in self.source.cells
+                     if nbg(c).get("grade") and not nbg(c).get("solution")}
+        # exercises: the autograded cells that follow each code solution cell
+        self.exercises, current = {}, None
+        for c in self.source.cells:
+            gid = nbg(c).get("grade_id")
+            if gid in self.solutions:
+                current = gid
+                self.exercises[current] = []
+            elif gid in self.auto and current:
+                self.exercises[current].append(gid)
+        self.first = next(iter(self.solutions))
+
+    def submission(self, fill=True, replace=None):
+        """The release with solutions filled in: all (True), none (False) or a set of ids."""
+        chosen = set(self.solutions) if fill is True else set(fill or ())
+        nb = copy.deepcopy(self.release)
+        for c in nb.cells:
+            gid = nbg(c).get("grade_id")
+            if replace and gid in replace:
+                c.source = replace[gid]
+            elif gid in chosen:
+                c.source = self.solutions[gid]
+            elif fill is True and gid in self.written:
+                c.source = "The bias shifts the boundary away from the origin."
+        return nb
+
+
+def generic_cases(a: Assignment):
+    others = [g for ex, tests in a.exercises.items() if ex != a.first for g in tests]
+    first_tests = a.exercises[a.first]
+    swallow = ("import time\nwhile True:\n    try:\n        time.sleep(0.05)\n"
+               "    except KeyboardInterrupt:\n        pass")
+    cases = {
+        "solution": (a.submission(), {}),
+        "release": (a.submission(fill=False), {g: 0.0 for g in a.auto}),
+        "loop": (a.submission(replace={a.first: "while True:\n    pass"}), dict.fromkeys(first_tests, 0.0)),
+        "swallow": (a.submission(replace={a.first: swallow}), dict.fromkeys(first_tests, 0.0)),
+    }
+    raising = a.submission(fill={a.first})
+    raising.cells.insert(0, nbformat.v4.new_code_cell("raise RuntimeError('a student cell that fails')"))
+    cases["first-cell-raises"] = (raising, dict.fromkeys(others, 0.0))
+    edited = a.submission(fill=False)
+    for c in edited.cells:
+        if nbg(c).get("grade_id") in a.auto:
+            c.source = "pass"
+    cases["edited-tests"] = (edited, {g: 0.0 for g in a.auto})
+    deleted = a.submission()
+    deleted.cells = [c for c in deleted.cells if nbg(c).get("grade_id") not in a.auto]
+    cases["deleted-tests"] = (deleted, {})
+    return cases
+
+
+@pytest.fixture(scope="module")
+def course(tmp_path_factory):
+    """A course directory with every golden submission autograded."""
+    root = tmp_path_factory.mktemp("course")
+    for name in ("source", "release"):
+        shutil.copytree(ROOT / name, root / name)
+    shutil.copy2(ROOT / "nbgrader_config.py", root / "nbgrader_config.py")
+    regenerated = root / "regenerated"
+    # 1. regenerate the release where the committed one can be compared
+    shutil.move(root / "release", root / "committed-release")
+    grading.release(root)
+    shutil.move(root / "release", regenerated)
+    shutil.move(root / "committed-release", root / "release")
+
+    assignments = {name: Assignment(name, root) for name in ASSIGNMENTS}
+    expected, messages = {}, {}
+    for name, a in assignments.items():
+        cases = generic_cases(a)
+        for case, spec in golden_cases(name).items():
+            cases[case] = (a.submission(replace=spec["replace"]), spec.get("expect", {}))
+            messages[(case, name)] = spec.get("message")
+        for case, (nb, expect) in cases.items():
+            folder = root / "submitted" / case / name
+            folder.mkdir(parents=True)
+            nbformat.write(nb, folder / f"{name}.ipynb")
+            expected[(case, name)] = {g: expect.get(g, pts) for g, pts in a.auto.items()}
+    before = {p: _digest(p) for p in (root / "submitted").rglob("*.ipynb")}
+    os.environ["KPCOURSE_CELL_TIMEOUT"] = str(TIMEOUT)
+    start = time.monotonic()
+    try:
+        results = grading.autograde(root, jobs=os.cpu_count(), log=lambda *a: None)
+    finally:
+        os.environ.pop("KPCOURSE_CELL_TIMEOUT", None)
+    wall = time.monotonic() - start
+    print(f"\nautograded {len(results)} golden submissions in {wall:.0f} s "
+          f"({60 * len(results) / wall:.1f}/min)")
+    return {"root": root, "regenerated": regenerated, "assignments": assignments, "results": results,
+            "expected": expected, "messages": messages, "before": before, "wall": wall}
+
+
+def _digest(path):
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def _strip_volatile(nb):
+    nb = json.loads(json.dumps(nb))
+    nb.get("metadata", {}).pop("widgets", None)
+    return nb
+
+
+@pytest.mark.parametrize("name", ASSIGNMENTS)
+def test_release_is_regenerated_from_source(course, name):
+    committed = json.loads((ROOT / "release" / name / f"{name}.ipynb").read_text())
+    fresh = json.loads((course["regenerated"] / name / f"{name}.ipynb").read_text())
+    assert _strip_volatile(fresh) == _strip_volatile(committed), (
+        f"release/{name} differs from what source/{name} generates: run `make release` and commit")
+
+
+def _secret_lines(a: Assignment):
+    """Solution and hidden-test lines that appear nowhere else in the source notebook."""
+    secret, public = set(), set()
+    for c in a.source.cells:
+        inside = None
+        for ln in c.source.splitlines():
+            s = ln.strip()
+            if s in ("### BEGIN SOLUTION", "### BEGIN HIDDEN TESTS"):
+                inside = s
+                continue
+            if s in ("### END SOLUTION", "### END HIDDEN TESTS"):
+                inside = None
+                continue
+            (secret if inside else public).add(s)
+    return {s for s in secret - public if len(s) >= 8 and not s.startswith("#")}
+
+
+@pytest.mark.parametrize("name", ASSIGNMENTS)
+def test_no_solution_or_hidden_test_in_release(course, name):
+    a = course["assignments"][name]
+    text = (ROOT / "release" / name / f"{name}.ipynb").read_text()
+    for marker in ("BEGIN SOLUTION", "END SOLUTION", "BEGIN HIDDEN TESTS", "END HIDDEN TESTS"):
+        assert marker not in text
+    sources = "\n".join(c.source for c in a.release.cells)
+    leaked = [s for s in _secret_lines(a) if s in sources]
+    assert not leaked, f"release/{name} shows solution or hidden-test lines: {leaked[:3]}"
+    assert not any(c.get("outputs") for c in a.release.cells if c.cell_type == "code"), "release keeps outputs"
+
+
+@pytest.mark.parametrize("name", ASSIGNMENTS)
+def test_no_hidden_test_or_solution_in_feedback(course, name):
+    a = course["assignments"][name]
+    hidden = {s for c in a.source.cells if "### BEGIN HIDDEN TESTS" in c.source
+              for s in re.findall(r"### BEGIN HIDDEN TESTS\n(.*?)### END HIDDEN TESTS", c.source, re.S)}
+    hidden_lines = {ln.strip() for block in hidden for ln in block.splitlines() if len(ln.strip()) >= 8}
+    secret = _secret_lines(a)
+    for case in {c for c, n in course["expected"] if n == name}:
+        html = course["root"] / "feedback" / case / name / f"{name}.html"
+        assert html.exists(), f"no feedback for {case}/{name}"
+        text = _html_text(html.read_text())
+        assert "HIDDEN TESTS" not in text
+        shown = [ln for ln in hidden_lines if ln in text]
+        assert not shown, f"feedback {case}/{name} shows hidden-test lines: {shown[:3]}"
+        if case in ("release", "edited-tests", "loop", "swallow"):
+            solution_shown = [ln for ln in secret - hidden_lines if ln in text]
+            assert not solution_shown, f"feedback {case}/{name} shows solution lines: {solution_shown[:3]}"
+
+
+def _html_text(html):
+    import html as h
+
+    return h.unescape(re.sub(r"<[^>]+>", "", html))
+
+
+def _grades(root, case, name):
+    from nbgrader.api import Gradebook
+
+    with Gradebook(f"sqlite:///{root / 'gradebook.db'}") as gb:
+        sub = gb.find_submission(name, case)
+        return {g.name: (g.score, g.max_score, g.needs_manual_grade) for nb in sub.notebooks for g in nb.grades}
+
+
+def _cases():
+    return [(case, name) for name in ASSIGNMENTS
+            for case in ["solution", "release", "first-cell-raises", "loop", "swallow", "edited-tests",
+                         "deleted-tests", *golden_cases(name)]]
+
+
+@pytest.mark.parametrize("case,name", _cases())
+def test_golden_submission_grades(course, case, name):
+    result = next(r for r in course["results"] if (r["student"], r["assignment"]) == (case, name))
+    assert result["ok"], f"autograde failed for {case}/{name}"
+    grades = _grades(course["root"], case, name)
+    expected = course["expected"][(case, name)]
+    got = {g: grades[g][0] for g in expected}
+    assert got == pytest.approx(expected), f"{case}/{name}: got {got}, expected {expected}"
+    for g in course["assignments"][name].written:
+        assert grades[g][2] or case == "release", f"written answer {g} must wait for a human grader"
+    message = course["messages"].get((case, name))
+    if message:
+        out = _outputs(course["root"] / "autograded" / case / name / f"{name}.ipynb")
+        assert message in out, f"{case}/{name}: the visible test should say {message!r}"
+
+
+def _outputs(path):
+    nb = nbformat.read(path, as_version=4)
+    parts = []
+    for c in nb.cells:
+        for o in c.get("outputs", []):
+            parts.append(o.get("evalue", "") + "".join(o.get("traceback", [])) + str(o.get("text", "")))
+    return grading._ANSI.sub("", "\n".join(parts))
+
+
+def test_loops_are_bounded_and_nothing_is_deleted(course):
+    for r in course["results"]:
+        if r["student"] in ("loop", "swallow"):
+            # timeout + IOPub wait + restart + replay, never the whole notebook stuck
+            assert r["seconds"] < 6 * TIMEOUT + 60, r
+    for path, digest in course["before"].items():
+        assert _digest(path) == digest, f"{path} was changed by grading"
+    for name in ASSIGNMENTS:
+        assert (course["root"] / "autograded" / "swallow" / name / f"{name}.ipynb").exists()
+
+
+def test_grades_csv_exported(course):
+    lines = (course["root"] / "grades.csv").read_text().splitlines()
+    assert lines[0].startswith("assignment,")
+    assert len(lines) == 1 + len(course["results"])
+
+
+def test_scrub_hidden_tests_removes_hidden_lines_from_tracebacks():
+    src = ("assert f(1) == 2, 'f(1) should double'\n### BEGIN HIDDEN TESTS\n"
+           "assert f(3) == 6, 'secret expectation 6'\n### END HIDDEN TESTS")
+    tb = ["\x1b[0;31mAssertionError\x1b[0m  Traceback (most recent call last)",
+          "Cell In[3], line 3\n      1 assert f(1) == 2, 'f(1) should double'\n"
+          "      2 ### BEGIN HIDDEN TESTS\n----> 3 assert f(3) == 6, 'secret expectation 6'\n"
+          "      4 ### END HIDDEN TESTS",
+          "AssertionError: secret expectation 6"]
+    cell = nbformat.v4.new_code_cell(src)
+    cell.outputs = [nbformat.v4.new_output("error", ename="AssertionError",
+                                           evalue="secret expectation 6", traceback=tb)]
+    cell, _ = grading.ScrubHiddenTests().preprocess_cell(cell, {}, 0)
+    text = cell.source + json.dumps(cell.outputs)
+    assert "secret" not in text and "HIDDEN" not in text
+    assert "hidden test failed" in cell.outputs[0]["evalue"]
+    # a visible failure keeps its message but loses the neighbouring hidden lines
+    cell = nbformat.v4.new_code_cell(src)
+    tb_visible = ["Cell In[3], line 1\n----> 1 assert f(1) == 2, 'f(1) should double'\n"
+                  "      2 ### BEGIN HIDDEN TESTS\n      3 assert f(3) == 6, 'secret expectation 6'",
+                  "AssertionError: f(1) should double"]
+    cell.outputs = [nbformat.v4.new_output("error", ename="AssertionError",
+                                           evalue="f(1) should double", traceback=tb_visible)]
+    cell, _ = grading.ScrubHiddenTests().preprocess_cell(cell, {}, 0)
+    text = json.dumps(cell.outputs)
+    assert "should double" in text and "secret" not in text and "HIDDEN" not in text
