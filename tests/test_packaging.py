@@ -1,0 +1,57 @@
+"""Setup files agree with each other; importing kpcourse has no side effects."""
+
+import re
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+CONDA_NAMES = {"pytorch": "torch"}  # conda-forge name -> PyPI name
+
+
+def _name_spec(req):
+    m = re.match(r"^\s*([A-Za-z0-9_.\-]+)\s*(.*)$", req)
+    return m.group(1).lower().replace("_", "-"), m.group(2).replace(" ", "")
+
+
+def test_environment_yml_lists_the_same_requirements_as_pyproject():
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    reqs = list(project["dependencies"])
+    for extra in ("course", "dev"):
+        reqs += project["optional-dependencies"][extra]
+    from_pyproject = dict(_name_spec(r) for r in reqs)
+
+    conda = {}
+    lines = (ROOT / "environment.yml").read_text().splitlines()
+    deps = lines[lines.index("dependencies:") + 1:]
+    for line in deps:
+        m = re.match(r"^  - ([^:]+)$", line)
+        if m and not m.group(1).startswith(("python", "pip")):
+            name, spec = _name_spec(m.group(1))
+            conda[CONDA_NAMES.get(name, name)] = spec
+    assert conda == from_pyproject
+    assert any("python=3.11" in ln for ln in deps)
+    assert any("-e .[course,dev]" in ln for ln in deps), "environment.yml must pip-install the package"
+
+
+def test_constraints_pin_the_cpu_torch_and_only_known_packages():
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    pins = dict(line.split("==") for line in (ROOT / "constraints.txt").read_text().splitlines()
+                if line and not line.startswith("#"))
+    assert pins["torch"] == "2.13.0"
+    assert project["requires-python"] == ">=3.10"
+
+
+def test_import_has_no_side_effects():
+    code = (
+        "import sys, random, numpy as np\n"
+        "state = np.random.get_state()[1].copy(); r = random.getstate()\n"
+        "import kpcourse, kpcourse.kernels, kpcourse.gram, kpcourse.perceptron, kpcourse.datasets,"
+        " kpcourse.plotting, kpcourse.checks\n"
+        "assert (np.random.get_state()[1] == state).all() and random.getstate() == r, 'seeded at import'\n"
+        "assert 'ipywidgets' not in sys.modules, 'widgets imported'\n"
+        "assert 'matplotlib.pyplot' not in sys.modules, 'pyplot imported'\n"
+        "import torch; assert not torch.cuda.is_initialized()\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
