@@ -322,7 +322,8 @@ def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m kpcourse.grading", description=__doc__.split("\n")[0])
     parser.add_argument("--root", default=".", help="course root (default: current directory)")
     sub = parser.add_subparsers(dest="command", required=True)
-    sub.add_parser("release", help="regenerate release/ from source/")
+    rel = sub.add_parser("release", help="regenerate release/ from source/")
+    rel.add_argument("assignments", nargs="*", help="default: every assignment in source/")
     ag = sub.add_parser("autograde", help="autograde submitted/, generate feedback, export grades")
     ag.add_argument("--jobs", type=int, default=None, help="parallel submissions (default: CPU cores)")
     ag.add_argument("--no-feedback", action="store_true")
@@ -331,7 +332,7 @@ def main(argv=None):
     args = parser.parse_args(argv)
     root = Path(args.root).resolve()
     if args.command == "release":
-        for a in release(root):
+        for a in release(root, args.assignments or None):
             print(f"released {a}")
         return 0
     if args.command == "autograde":
