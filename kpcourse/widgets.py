@@ -47,8 +47,16 @@ def _show(fig, output):
                        "data": {"image/png": png, "text/plain": "<Figure>"}},)
 
 
-def _box(children, **parts):
-    box = widgets.VBox(children)
+class _Explorer(widgets.VBox):
+    """A VBox with a short text form: notebooks store a stable line, not the PNG inside."""
+
+    def __repr__(self):
+        return f"<kpcourse widget: {self.kp_name}>"
+
+
+def _box(children, name, **parts):
+    box = _Explorer(children)
+    box.kp_name = name
     for name, value in parts.items():
         setattr(box, name, value)
     return box
@@ -122,7 +130,7 @@ def trace_stepper(trace, X, y):
 
     slider.observe(redraw, names="value")
     redraw()
-    return _box([widgets.HBox([play, slider]), caption, output], slider=slider, play=play,
+    return _box([widgets.HBox([play, slider]), caption, output], "trace_stepper", slider=slider, play=play,
                 caption=caption, output=output, figure=fig)
 
 
@@ -219,7 +227,7 @@ def kernel_explorer(X, y, *, kernels=("poly", "rbf", "linear"), max_epochs=20, r
         control.observe(redraw, names="value")
     redraw()
     controls = [widgets.HBox([kernel, degree]), widgets.HBox([coef0, sigma])]
-    return _box([*controls, caption, output], kernel=kernel, degree=degree, coef0=coef0,
+    return _box([*controls, caption, output], "kernel_explorer", kernel=kernel, degree=degree, coef0=coef0,
                 sigma=sigma, slider=degree, caption=caption, output=output, figure=fig,
                 cache=cache)
 
@@ -300,7 +308,7 @@ def rbf_explorer(X, y, *, anchor=None, sigmas=(0.05, 5.0), random_state=0, max_e
 
     slider.observe(redraw, names="value")
     redraw()
-    return _box([slider, caption, output], slider=slider, caption=caption, output=output,
+    return _box([slider, caption, output], "rbf_explorer", slider=slider, caption=caption, output=output,
                 figure=fig, cache=cache)
 
 
