@@ -69,7 +69,8 @@ def kernel_params(kernel, *, degree=2, gamma=None, sigma=None, coef0=1.0):
     return {}
 
 
-def gram_matrix(X, Z=None, *, kernel, device="auto", dtype=None, max_memory=None, **params):
+def gram_matrix(X, Z=None, *, kernel, device="auto", dtype=None, out_dtype=None, max_memory=None,
+                **params):
     """Gram matrix K[i, j] = k(X[i], Z[j]) computed in row tiles with torch.
 
     Squared distances use ‖x‖² − 2 x·z + ‖z‖², clamped at 0; with ``Z=None`` the
@@ -87,6 +88,9 @@ def gram_matrix(X, Z=None, *, kernel, device="auto", dtype=None, max_memory=None
     dtype : torch.dtype, default=None
         Compute and output precision; ``None`` uses float32 for float32/float16
         input and float64 otherwise.
+    out_dtype : torch.dtype, default=None
+        Storage precision of the result (e.g. ``torch.float16`` to halve memory);
+        ``None`` means ``dtype``. Values that overflow it raise ``OverflowError``.
     max_memory : int, default=None
         Bound in bytes on the working set (tiles and temporaries, not counting the
         returned matrix). ``None``: 512 MiB.
@@ -135,12 +139,9 @@ def gram_matrix(X, Z=None, *, kernel, device="auto", dtype=None, max_memory=None
         )
     block = min(block, n)
 
+    out_dtype = dtype if out_dtype is None else out_dtype
     out_dev = dev if not as_numpy else torch.device("cpu")
-    if as_numpy:
-        out_np = np.empty((n, m), dtype=np.float64 if dtype == torch.float64 else np.float32)
-        out = torch.from_numpy(out_np)
-    else:
-        out = torch.empty((n, m), dtype=dtype, device=out_dev)
+    out = torch.empty((n, m), dtype=out_dtype, device=out_dev)
 
     zz = (Zt * Zt).sum(1) if kernel == "rbf" else None
     zn = _unit(Zt) if kernel == "cosine" else None
@@ -153,11 +154,25 @@ def gram_matrix(X, Z=None, *, kernel, device="auto", dtype=None, max_memory=None
         if symmetric:
             diag = tile[:, : b - a]
             tile[:, : b - a] = (diag + diag.T) / 2
+        tile = tile.to(out_dtype)
+        if out_dtype != dtype:
+            _check_finite(tile, out_dtype)
+        if symmetric:
             out[a:b, c0:] = tile.to(out_dev)
             out[b:, a:b] = tile[:, b - a:].T.to(out_dev)
         else:
             out[a:b] = tile.to(out_dev)
-    return out_np if as_numpy else out
+    return out.numpy() if as_numpy else out
+
+
+def _check_finite(tile, dtype):
+    """Raise a clear OverflowError when kernel values overflow the storage ``dtype``."""
+    import torch
+
+    if not bool(torch.isfinite(tile).all()):
+        raise OverflowError(
+            f"kernel values overflow {str(dtype).replace('torch.', '')} (largest finite value "
+            f"{torch.finfo(dtype).max:.4g}); store them in float32, or use a smaller gamma or degree.")
 
 
 def _tile(Xb, Z, kernel, p, *, zz=None, zn=None, diag_offset=None):

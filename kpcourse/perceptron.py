@@ -27,9 +27,6 @@ from .gram import KERNEL_NAMES, kernel_params
 
 __all__ = ["Perceptron", "KernelPerceptron"]
 
-_SCAN = 256  # rows checked at once when looking for the next mistake
-
-
 class _Orders:
     """Visiting order of each epoch, drawn lazily and shared by all classes."""
 
@@ -204,6 +201,7 @@ class KernelPerceptron(ClassifierMixin, BaseEstimator):
     loop over the same visiting order. The decision values of all training points
     are kept and updated by one kernel column per mistake, and the next mistake is
     found by a vectorised check, so correctly classified samples cost no Python work.
+    All classes of a one-vs-rest problem advance together in one pass over the data.
 
     Parameters
     ----------
@@ -224,11 +222,26 @@ class KernelPerceptron(ClassifierMixin, BaseEstimator):
     fit_intercept : bool, default=True
     shuffle : bool, default=True
     random_state : int, numpy Generator or None, default=None
+    mode : {"last", "averaged", "voted"}, default="last"
+        Which predictor ``decision_function``/``predict`` use: the final α, the
+        average of α over every visited step (averaged perceptron), or the vote of
+        every intermediate predictor weighted by how long it survived (voted
+        perceptron, Freund & Schapire 1999; one vote per class for one-vs-rest).
     device : "auto", "cpu" or "cuda", default="auto"
-        Where the Gram matrix and decision values live; "auto" picks CUDA if present.
+        Where the kernel columns and decision values live; "auto" picks CUDA if present.
     max_memory : int, default=None
-        Bytes allowed for the training Gram matrix; when the n×n matrix does not
-        fit, kernel columns are computed on demand. ``None``: 2 GiB.
+        Bytes allowed for the training kernel columns. When the full n×n matrix
+        does not fit, columns are computed in blocks on demand (the next
+        misclassified samples first) and cached within the budget. ``None``: 40 % of
+        the machine's memory on CPU, 50 % of free GPU memory on CUDA.
+    precision : {"auto", "float64", "float32", "float16", "bfloat16"}, default="auto"
+        Storage precision of the kernel columns (dot products are computed in
+        float32, or float64 when storing float64). "auto": float64 on CPU when
+        the full matrix fits, else the lowest precision whose full matrix fits the
+        budget and cannot overflow for the kernel (float32, float16), else cached
+        float32 columns; float32 on CUDA. Overflow raises ``OverflowError``.
+    verbose : bool, default=False
+        Show a tqdm progress bar per epoch with the mistakes made.
 
     Attributes
     ----------
@@ -237,6 +250,8 @@ class KernelPerceptron(ClassifierMixin, BaseEstimator):
     alpha_ : ndarray of shape (n_samples,) or (n_classes, n_samples)
         Mistake counts.
     intercept_ : float or ndarray of shape (n_classes,)
+    alpha_avg_, intercept_avg_ : ndarray, float
+        The averaged perceptron's dual coefficients and bias.
     support_ : ndarray of shape (n_support,)
         Indices of training samples with α > 0 (for any class).
     dual_coef_ : ndarray of shape (n_classes or 1, n_support)
@@ -249,6 +264,10 @@ class KernelPerceptron(ClassifierMixin, BaseEstimator):
         Mistakes per epoch (summed over classes).
     gamma_ : float or None
         The γ actually used (RBF and poly).
+    precision_ : str
+        Storage precision used for the kernel columns.
+    columns_computed_ : int
+        Kernel columns computed during training (n when the full matrix was built).
 
     Examples
     --------
@@ -262,7 +281,7 @@ class KernelPerceptron(ClassifierMixin, BaseEstimator):
 
     def __init__(self, kernel="rbf", *, degree=2, gamma=None, sigma=None, coef0=1.0,
                  max_epochs=10, fit_intercept=True, shuffle=True, random_state=None,
-                 device="auto", max_memory=None):
+                 mode="last", device="auto", max_memory=None, precision="auto", verbose=False):
         self.kernel = kernel
         self.degree = degree
         self.gamma = gamma
@@ -272,8 +291,11 @@ class KernelPerceptron(ClassifierMixin, BaseEstimator):
         self.fit_intercept = fit_intercept
         self.shuffle = shuffle
         self.random_state = random_state
+        self.mode = mode
         self.device = device
         self.max_memory = max_memory
+        self.precision = precision
+        self.verbose = verbose
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -285,27 +307,35 @@ class KernelPerceptron(ClassifierMixin, BaseEstimator):
         """Train on X (n_samples, n_features) — or an (n, n) Gram matrix — and y."""
         import torch
 
+        from . import _dual
         from .gram import resolve_device
 
         _check_common(self)
+        if self.mode not in _MODES:
+            raise ValueError(f"mode must be one of {_MODES}, got {self.mode!r}.")
+        if self.precision not in _PRECISIONS:
+            raise ValueError(f"precision must be one of {_PRECISIONS}, got {self.precision!r}.")
         X, Y, self.classes_ = _fit_labels(self, X, y, dtype=np.float64)
         self._params = self._kernel_params(X)
         dev = resolve_device(self.device)
-        dtype = torch.float64 if dev.type == "cpu" else torch.float32
-        K = self._train_columns(X, dev, dtype)
+        compute = torch.float64 if dev.type == "cpu" else torch.float32
+        cols = self._train_columns(X, dev)
         orders = _Orders(X.shape[0], self.shuffle, self.random_state)
-        alpha, b, epochs, converged, history = _dual_run(
-            K, torch.as_tensor(Y, dtype=dtype, device=dev), self.fit_intercept,
-            self.max_epochs, orders)
-
-        self.support_ = np.flatnonzero(alpha.any(0))
-        self.dual_coef_ = (alpha * Y.T)[:, self.support_]
+        r = _dual.dual_train(cols, torch.as_tensor(Y, dtype=compute, device=dev), self.fit_intercept,
+                             self.max_epochs, orders, progress=self.verbose)
+        n = X.shape[0]
+        a_avg, b_avg = _dual.averaged(r.alpha, r.tau, r.bias, r.bias_tau, np.maximum(r.epochs * n, 1))
+        self._result, self._Y = r, Y
+        self.support_ = np.flatnonzero(r.alpha.any(0))
+        self.dual_coef_ = (r.alpha * Y.T)[:, self.support_]
+        self._dual_coef_avg = (a_avg * Y.T)[:, self.support_]
         if self.kernel != "precomputed":
             self.support_vectors_ = X[self.support_]
-        _squeeze_binary(self, alpha_=alpha, intercept_=b)
-        self.n_epochs_ = int(epochs.max())
-        self.converged_ = bool(converged.all())
-        self.history_ = history
+        _squeeze_binary(self, alpha_=r.alpha, intercept_=r.bias, alpha_avg_=a_avg, intercept_avg_=b_avg)
+        self.n_epochs_ = int(r.epochs.max())
+        self.converged_ = bool(r.converged.all())
+        self.history_ = r.history
+        self.columns_computed_ = int(r.columns_computed)
         return self
 
     def _kernel_params(self, X):
@@ -327,48 +357,174 @@ class KernelPerceptron(ClassifierMixin, BaseEstimator):
         self.gamma_ = p.get("gamma")
         return p
 
-    def _train_columns(self, X, dev, dtype):
-        """Row i of the returned source is the kernel column k(X, x_i)."""
+    def _train_columns(self, X, dev):
+        """A column source whose ``get(i)`` is the kernel column k(X, x_i)."""
         import torch
 
+        from . import _dual
         from .gram import gram_matrix
 
         n = X.shape[0]
-        if self.kernel == "precomputed":
-            return torch.as_tensor(X.T.copy(), dtype=dtype, device=dev)
-        if callable(self.kernel):
-            return torch.as_tensor(_call_kernel(self.kernel, X, X).T.copy(), dtype=dtype, device=dev)
-        budget = 2 * 2**30 if self.max_memory is None else check_int(self.max_memory, "max_memory")
-        itemsize = torch.finfo(dtype).bits // 8
-        Xt = torch.tensor(X, dtype=dtype, device=dev)
-        if n * n * itemsize <= budget:
-            return gram_matrix(Xt, kernel=self.kernel, device=dev, dtype=dtype, **self._params)
-        return _LazyColumns(Xt, self.kernel, self._params)
+        if self.kernel == "precomputed" or callable(self.kernel):
+            K = X.T if self.kernel == "precomputed" else _call_kernel(self.kernel, X, X).T
+            store = torch.float64 if dev.type == "cpu" else torch.float32
+            self.precision_ = str(store).replace("torch.", "")
+            return _dual.FullColumns(torch.tensor(np.ascontiguousarray(K), dtype=store, device=dev))
+        budget = _memory_budget(self.max_memory, dev)
+        store, full = self._storage(X, n, budget, dev)
+        self.precision_ = str(store).replace("torch.", "")
+        compute = torch.float64 if store == torch.float64 else torch.float32
+        Xt = torch.tensor(X, dtype=compute, device=dev)
+        if full:
+            K = gram_matrix(Xt, kernel=self.kernel, device=dev, dtype=compute, out_dtype=store,
+                            max_memory=min(budget, 1 << 30), **self._params)
+            return _dual.FullColumns(K)
+        itemsize = torch.finfo(store).bits // 8
+        return _dual.CachedColumns(Xt, self.kernel, self._params, budget // (n * itemsize), store)
+
+    def _storage(self, X, n, budget, dev):
+        """Storage dtype and whether the full matrix fits (see ``precision``)."""
+        import torch
+
+        bound = _kernel_bound(self.kernel, X, self._params)
+        if self.precision != "auto":
+            store = getattr(torch, self.precision)
+            if bound > torch.finfo(store).max:
+                raise OverflowError(
+                    f"{self.kernel} kernel values can reach {bound:.4g}, above the largest "
+                    f"{self.precision} ({torch.finfo(store).max:.4g}); use precision='float32', "
+                    "a smaller gamma or degree.")
+            return store, n * n * (torch.finfo(store).bits // 8) <= budget
+        choices = (torch.float64, torch.float32, torch.float16) if dev.type == "cpu" else \
+            (torch.float32, torch.float16)
+        for store in choices:
+            if n * n * (torch.finfo(store).bits // 8) <= budget and bound <= torch.finfo(store).max:
+                return store, True
+        return torch.float32, False
 
     # ------------------------------------------------------------- predict
+    def _kernel_to_support(self, X):
+        if self.kernel == "precomputed":
+            return X[:, self.support_]
+        if callable(self.kernel):
+            return _call_kernel(self.kernel, X, self.support_vectors_)
+        if len(self.support_) == 0:
+            return np.zeros((X.shape[0], 0))
+        from .gram import gram_matrix
+
+        return gram_matrix(X, self.support_vectors_, kernel=self.kernel, device=self.device,
+                           **self._params)
+
     def decision_function(self, X):
-        """f(x) = Σᵢ αᵢ yᵢ k(xᵢ, x) + b: shape (n,) for two classes, else (n, n_classes)."""
+        """Scores of the predictor chosen by ``mode``: shape (n,) for two classes, else (n, n_classes).
+
+        "last" and "averaged": f(x) = Σᵢ αᵢ yᵢ k(xᵢ, x) + b with the final or the
+        averaged α and b; "voted": Σₖ cₖ sign(fₖ(x)) over the intermediate predictors.
+        """
         check_is_fitted(self)
         X = validate_data(self, X, reset=False, dtype=np.float64)
-        if self.kernel == "precomputed":
-            Ks = X[:, self.support_]
-        elif callable(self.kernel):
-            Ks = _call_kernel(self.kernel, X, self.support_vectors_)
+        Ks = self._kernel_to_support(X)
+        if self.mode == "voted":
+            scores = self._voted_scores(Ks)
         else:
-            from .gram import gram_matrix
-
-            if len(self.support_) == 0:
-                Ks = np.zeros((X.shape[0], 0))
-            else:
-                Ks = gram_matrix(X, self.support_vectors_, kernel=self.kernel,
-                                 device="cpu", dtype=None, **self._params)
-        scores = Ks @ self.dual_coef_.T + self.intercept_
+            coef = self.dual_coef_ if self.mode == "last" else self._dual_coef_avg
+            b = self.intercept_ if self.mode == "last" else self.intercept_avg_
+            scores = Ks @ coef.T + b
         return scores[:, 0] if len(self.classes_) == 2 and scores.ndim == 2 else scores
 
     def predict(self, X):
         """Predicted labels; a score of exactly 0 predicts ``classes_[0]``."""
         check_is_fitted(self)
         return _predict_from_scores(self.classes_, self.decision_function(X))
+
+    def staged_decision_function(self, X, mode=None):
+        """Yield the decision function after each epoch (for learning curves).
+
+        Parameters
+        ----------
+        X : array-like of shape (n, n_features)
+        mode : {"last", "averaged"}, default=None
+            ``None`` uses ``self.mode`` ("voted" is not staged).
+
+        Yields
+        ------
+        scores : ndarray of shape (n,) or (n, n_classes), one per epoch run.
+        """
+        from ._dual import state_after
+
+        check_is_fitted(self)
+        mode = mode or self.mode
+        if mode not in ("last", "averaged"):
+            raise ValueError(f"staged_decision_function supports mode 'last' or 'averaged', got {mode!r}.")
+        X = validate_data(self, X, reset=False, dtype=np.float64)
+        Ks = self._kernel_to_support(X)
+        n = self._Y.shape[0]
+        for epoch in range(1, self.n_epochs_ + 1):
+            alpha, b, a_avg, b_avg = state_after(self._result, self._Y, n, epoch, self.fit_intercept)
+            a, bb = (alpha, b) if mode == "last" else (a_avg, b_avg)
+            scores = Ks @ (a * self._Y.T)[:, self.support_].T + bb
+            yield scores[:, 0] if len(self.classes_) == 2 else scores
+
+    def staged_predict(self, X, mode=None):
+        """Yield the predicted labels after each epoch."""
+        for scores in self.staged_decision_function(X, mode):
+            yield _predict_from_scores(self.classes_, scores)
+
+    def _voted_scores(self, Ks):
+        """Σₖ cₖ sign(fₖ(x)), the intermediate predictors rebuilt from the mistake log."""
+        r, Y = self._result, self._Y
+        n = Y.shape[0]
+        pos = np.searchsorted(self.support_, r.log_index)  # column of Ks for each mistake
+        out = np.zeros((Ks.shape[0], Y.shape[1]))
+        for c in range(Y.shape[1]):
+            sel = r.log_classes[:, c]
+            steps, cols = r.log_step[sel], pos[sel]
+            if steps.size == 0:
+                continue
+            T = r.epochs[c] * n
+            survive = np.diff(np.append(steps, T + 1)).astype(float)  # cₖ
+            f = np.full(Ks.shape[0], 0.0)
+            for start in range(0, steps.size, 512):  # prefix sums, a block of mistakes at a time
+                blk = slice(start, start + 512)
+                upd = (Ks[:, cols[blk]] + (1.0 if self.fit_intercept else 0.0)) * Y[r.log_index[sel][blk], c]
+                F = f[:, None] + np.cumsum(upd, axis=1)
+                out[:, c] += np.sign(F) @ survive[blk]
+                f = F[:, -1]
+        return out
+
+
+_MODES = ("last", "averaged", "voted")
+
+
+_PRECISIONS = ("auto", "float64", "float32", "float16", "bfloat16")
+
+
+def _memory_budget(max_memory, dev):
+    """Bytes for the kernel columns: ``max_memory`` or a share of the device's memory."""
+    if max_memory is not None:
+        return check_int(max_memory, "max_memory")
+    import os
+
+    import torch
+
+    if dev.type == "cuda":
+        free, _ = torch.cuda.mem_get_info(dev)
+        return int(0.5 * free)
+    try:
+        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        total = 8 * 2**30
+    return int(0.4 * total)
+
+
+def _kernel_bound(kernel, X, params):
+    """An upper bound on |k(x, z)| over the training set (Cauchy–Schwarz)."""
+    if kernel in ("rbf", "cosine"):
+        return 1.0
+    r2 = float((X * X).sum(1).max())
+    if kernel == "linear":
+        return r2
+    return (params["gamma"] * r2 + params["coef0"]) ** params["degree"]
 
 
 def _call_kernel(kernel, X, Z):
@@ -380,67 +536,3 @@ def _call_kernel(kernel, X, Z):
     if not np.all(np.isfinite(K)):
         raise ValueError("the kernel callable returned NaN or infinite values.")
     return K
-
-
-class _LazyColumns:
-    """Kernel columns computed on demand when the full Gram matrix is over budget."""
-
-    def __init__(self, X, kernel, params):
-        from .gram import _tile, _unit
-
-        self.X, self.kernel, self.params, self._tile = X, kernel, params, _tile
-        self.xx = (X * X).sum(1) if kernel == "rbf" else None
-        self.xn = _unit(X) if kernel == "cosine" else None
-
-    def __getitem__(self, i):
-        col = self._tile(self.X[i:i + 1], self.X, self.kernel, self.params,
-                         zz=self.xx, zn=self.xn)
-        return col[0]
-
-
-def _dual_run(K, Y, fit_intercept, max_epochs, orders):
-    """Exact online dual training for all classes at once (inputs already clean).
-
-    K[i] is the kernel column of sample i; Y is (n, C) in ±1. F holds the decision
-    values of every training point; a mistake at i adds yᵢ (k(·, xᵢ) + 1) to F.
-    """
-    import torch
-
-    n, C = Y.shape
-    dev = Y.device
-    alpha = torch.zeros((C, n), dtype=torch.int64, device=dev)
-    F = torch.zeros((n, C), dtype=Y.dtype, device=dev)
-    bias = torch.zeros(C, dtype=Y.dtype, device=dev)
-    active = torch.ones(C, dtype=torch.bool, device=dev)
-    epochs = torch.zeros(C, dtype=torch.int64, device=dev)
-    history = []
-    for epoch in range(max_epochs):
-        order = torch.as_tensor(orders[epoch], device=dev)
-        Yo = Y[order]
-        made = torch.zeros(C, dtype=torch.int64, device=dev)
-        p = 0
-        while p < n:
-            q = min(p + _SCAN, n)
-            wrong = (Yo[p:q] * F[order[p:q]] <= 0) & active
-            rows = wrong.any(1)
-            first = int(torch.argmax(rows.to(torch.uint8)))
-            if not rows[first]:
-                p = q
-                continue
-            i = order[p + first]
-            step = Y[i] * wrong[first]  # ±1 for the classes that erred, 0 elsewhere
-            col = K[i]
-            if fit_intercept:
-                col = col + 1.0
-                bias += step
-            F.addr_(col, step)
-            alpha[:, i] += wrong[first].to(torch.int64)
-            made += wrong[first].to(torch.int64)
-            p += first + 1
-        epochs += active.to(torch.int64)
-        history.append(int(made.sum()))
-        active &= made > 0
-        if not bool(active.any()):
-            break
-    return (alpha.cpu().numpy(), bias.cpu().numpy(), epochs.cpu().numpy(),
-            (~active).cpu().numpy(), history)

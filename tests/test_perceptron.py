@@ -211,7 +211,155 @@ def test_callable_kernel_wrong_shape():
 # scikit-learn conformance. No check is skipped; see README ("Design notes") if one ever must be.
 @pytest.mark.parametrize("est", [Perceptron(), KernelPerceptron(),
                                  KernelPerceptron(kernel="precomputed"),
-                                 KernelPerceptron(kernel="poly", max_memory=64)],
+                                 KernelPerceptron(kernel="poly", max_memory=2000)],
                          ids=["primal", "kernel-rbf", "kernel-precomputed", "kernel-lazy"])
 def test_check_estimator(est):
     check_estimator(est)
+
+
+# ------------------------------------------------------------ averaged, voted, staged, precision
+def _loop_full(K, y, orders, fit_intercept=True):
+    """Per-sample loop keeping every intermediate predictor: for averaged and voted references."""
+    n = len(y)
+    alpha, b = np.zeros(n), 0.0
+    alpha_sum, b_sum, steps = np.zeros(n), 0.0, 0
+    predictors = []  # (alpha, b, survival count)
+    survive = 0
+    for order in orders:
+        mistakes = 0
+        for i in order:
+            if y[i] * (np.sum(alpha * y * K[:, i]) + b) <= 0:
+                predictors.append((alpha.copy(), b, survive))
+                alpha[i] += 1
+                b += y[i] if fit_intercept else 0
+                mistakes += 1
+                survive = 0
+            survive += 1
+            steps += 1
+            alpha_sum += alpha
+            b_sum += b
+        if mistakes == 0:
+            break
+    predictors.append((alpha.copy(), b, survive))
+    return alpha_sum / steps, b_sum / steps, predictors
+
+
+def _noisy_data(seed, n=70):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 2))
+    y = np.where(X[:, 0] * X[:, 1] + 0.4 * rng.normal(size=n) > 0, 1, -1)
+    return X, y
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_averaged_perceptron_equals_per_step_average(seed):
+    X, y = _noisy_data(seed)
+    kp = KernelPerceptron(kernel="rbf", sigma=0.7, random_state=seed, max_epochs=4, mode="averaged").fit(X, y)
+    K = kernels.rbf(X, sigma=0.7)
+    a_avg, b_avg, _ = _loop_full(K, y, _orders(len(y), 4, seed))
+    np.testing.assert_allclose(kp.alpha_avg_, a_avg, rtol=1e-12, atol=1e-12)
+    assert kp.intercept_avg_ == pytest.approx(b_avg)
+    Xt = np.random.default_rng(9).normal(size=(15, 2))
+    np.testing.assert_allclose(kp.decision_function(Xt), kernels.rbf(Xt, X, sigma=0.7) @ (a_avg * y) + b_avg)
+
+
+def test_voted_perceptron_equals_explicit_vote():
+    X, y = _noisy_data(3)
+    kp = KernelPerceptron(kernel="poly", degree=2, random_state=3, max_epochs=3, mode="voted").fit(X, y)
+    K = kernels.polynomial(X, degree=2)
+    _, _, predictors = _loop_full(K, y, _orders(len(y), 3, 3))
+    Xt = np.random.default_rng(4).normal(size=(12, 2))
+    Kt = kernels.polynomial(Xt, X, degree=2)
+    vote = sum(c * np.sign(Kt @ (a * y) + b) for a, b, c in predictors)
+    np.testing.assert_allclose(kp.decision_function(Xt), vote)
+
+
+def test_staged_decision_function_matches_shorter_fits():
+    X, y = _noisy_data(5)
+    y3 = np.where(X[:, 0] > 0.5, 2, y)  # three classes
+    kp = KernelPerceptron(kernel="rbf", sigma=0.5, random_state=1, max_epochs=5).fit(X, y3)
+    stages = list(kp.staged_decision_function(X))
+    stages_avg = list(kp.staged_decision_function(X, mode="averaged"))
+    assert len(stages) == kp.n_epochs_
+    for e, (scores, scores_avg) in enumerate(zip(stages, stages_avg, strict=True), start=1):
+        short = KernelPerceptron(kernel="rbf", sigma=0.5, random_state=1, max_epochs=e).fit(X, y3)
+        np.testing.assert_allclose(scores, short.decision_function(X), atol=1e-10)
+        short.set_params(mode="averaged")
+        np.testing.assert_allclose(scores_avg, short.decision_function(X), atol=1e-10)
+    assert [list(p) for p in kp.staged_predict(X)][-1] == list(kp.predict(X))
+
+
+@pytest.mark.parametrize("precision", ["float32", "float16"])
+def test_low_precision_storage_is_exact_for_its_stored_kernel(precision):
+    """The CUDA path stores float32 (or float16) columns; its α equals the loop on those values."""
+    import torch
+
+    from kpcourse.gram import gram_matrix
+
+    X, y = _noisy_data(6, n=90)
+    kp = KernelPerceptron(kernel="rbf", sigma=0.6, random_state=2, max_epochs=5, device="cpu",
+                          precision=precision).fit(X, y)
+    assert kp.precision_ == precision
+    K = gram_matrix(X, kernel="rbf", sigma=0.6, dtype=torch.float32,
+                    out_dtype=getattr(torch, precision)).astype(np.float64)
+    alpha, b = _loop(K, y, orders=_orders(90, 5, 2))
+    np.testing.assert_array_equal(kp.alpha_, alpha)
+
+
+def test_cached_columns_with_eviction_and_float16():
+    X, y = _noisy_data(7, n=120)
+    full = KernelPerceptron(kernel="rbf", sigma=0.5, random_state=0, max_epochs=6, precision="float32")
+    small = KernelPerceptron(kernel="rbf", sigma=0.5, random_state=0, max_epochs=6, precision="float32",
+                             max_memory=5 * 120 * 4)  # 5 columns: constant eviction
+    full.fit(X, y)
+    small.fit(X, y)
+    np.testing.assert_array_equal(full.alpha_, small.alpha_)
+    assert small.columns_computed_ > 0
+
+
+def test_auto_precision_choices():
+    import torch
+
+    X, y = _noisy_data(8, n=50)
+    kp = KernelPerceptron(kernel="rbf", max_memory=50 * 50 * 8)
+    kp.fit(X, y)
+    assert kp.precision_ == "float64" and kp.columns_computed_ == 50
+    kp.set_params(max_memory=50 * 50 * 2).fit(X, y)  # only float16 fits
+    assert kp.precision_ == "float16"
+    kp.set_params(kernel="poly", degree=12, gamma=10.0).fit(X, y)  # float16 would overflow: cached float32
+    assert kp.precision_ == "float32" and kp.columns_computed_ < 50 * 50
+
+    class FakeCuda:
+        type = "cuda"
+
+    kp = KernelPerceptron(kernel="rbf")
+    kp._params = {"gamma": 1.0}
+    assert kp._storage(X, 50, 50 * 50 * 4, FakeCuda()) == (torch.float32, True)
+    assert kp._storage(X, 50, 50 * 50 * 2, FakeCuda()) == (torch.float16, True)
+    assert kp._storage(X, 50, 100, FakeCuda()) == (torch.float32, False)
+
+
+def test_overflow_is_a_clear_error():
+    import torch
+
+    from kpcourse.gram import gram_matrix
+
+    X = np.full((4, 10), 3.0)
+    with pytest.raises(OverflowError, match="float16"):
+        KernelPerceptron(kernel="poly", degree=6, precision="float16").fit(X, [0, 1, 0, 1])
+    with pytest.raises(OverflowError, match="overflow float16"):
+        gram_matrix(X, kernel="poly", degree=6, out_dtype=torch.float16)
+
+
+def test_bad_mode_and_precision():
+    with pytest.raises(ValueError, match="mode must be one of"):
+        KernelPerceptron(mode="median").fit(X4, y4)
+    with pytest.raises(ValueError, match="precision must be one of"):
+        KernelPerceptron(precision="int8").fit(X4, y4)
+    with pytest.raises(ValueError, match="staged_decision_function supports"):
+        next(KernelPerceptron(kernel="linear").fit(X4, y4).staged_decision_function(X4, mode="voted"))
+
+
+def test_progress_bar(capsys):
+    KernelPerceptron(kernel="linear", shuffle=False, verbose=True).fit(X4, y4)
+    assert "epoch" in capsys.readouterr().err
