@@ -17,6 +17,7 @@ Inputs here are already validated. The idea, for a reader:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import partial
 
 import numpy as np
 
@@ -126,12 +127,6 @@ def dual_train(cols, Y, fit_intercept, max_epochs, orders, progress=False):
         made = torch.zeros(C, dtype=torch.int64, device=dev)
         p = 0
 
-        def candidates(start):
-            """Samples after `start` in this epoch's order that are misclassified now."""
-            stop = min(start + LOOKAHEAD, n)
-            wrong = ((Yo[start:stop] * F[order[start:stop]] <= 0) & active).any(1)
-            return order_np[start:stop][wrong.cpu().numpy()]
-
         while p < n:
             q = min(p + SCAN, n)
             wrong = (Yo[p:q] * F[order[p:q]] <= 0) & active
@@ -145,7 +140,7 @@ def dual_train(cols, Y, fit_intercept, max_epochs, orders, progress=False):
             mask = wrong[first]
             step = Y[i] * mask  # ±1 for the classes that erred, 0 elsewhere
             t = epoch * n + pos + 1
-            col = cols.get(i, lambda: candidates(pos + 1)).to(dt)
+            col = cols.get(i, partial(_candidates, Yo, F, order, order_np, active, pos + 1)).to(dt)
             if fit_intercept:
                 col = col + 1.0
                 bias += step
@@ -176,6 +171,13 @@ def dual_train(cols, Y, fit_intercept, max_epochs, orders, progress=False):
         history=history, log_step=np.asarray(log_step, dtype=np.int64),
         log_index=np.asarray(log_index, dtype=np.int64), log_classes=masks,
         columns_computed=getattr(cols, "computed", n))
+
+
+def _candidates(Yo, F, order, order_np, active, start):
+    """Samples after ``start`` in this epoch's order that are misclassified now."""
+    stop = min(start + LOOKAHEAD, len(order_np))
+    wrong = ((Yo[start:stop] * F[order[start:stop]] <= 0) & active).any(1)
+    return order_np[start:stop][wrong.cpu().numpy()]
 
 
 def _progress(total, enabled):
