@@ -129,40 +129,62 @@ def gram_matrix(X, Z=None, *, kernel, device="auto", dtype=None, out_dtype=None,
     Zt = Xt if Z is None else torch.tensor(Zn, dtype=dtype, device=dev)
     n, m, d = Xt.shape[0], Zt.shape[0], Xt.shape[1]
     itemsize = torch.finfo(dtype).bits // 8
-    # Per tile row: the tile itself, one temporary of the same size, its slice of X.
-    per_row = itemsize * (2 * m + d)
-    block = max_memory // per_row
-    if block < 1:
-        raise ValueError(
-            f"max_memory={max_memory} bytes cannot hold one row of tiles "
-            f"({per_row} bytes for m={m}, d={d}); raise max_memory."
-        )
-    block = min(block, n)
-
     out_dtype = dtype if out_dtype is None else out_dtype
     out_dev = dev if not as_numpy else torch.device("cpu")
     out = torch.empty((n, m), dtype=out_dtype, device=out_dev)
-
     zz = (Zt * Zt).sum(1) if kernel == "rbf" else None
     zn = _unit(Zt) if kernel == "cosine" else None
-    symmetric = Z is None
-    for a in range(0, n, block):
-        b = min(a + block, n)
-        c0 = a if symmetric else 0  # upper triangle of tiles only
-        tile = _tile(Xt[a:b], Zt[c0:], kernel, p, zz=None if zz is None else zz[c0:],
-                     zn=None if zn is None else zn[c0:], diag_offset=(a - c0) if symmetric else None)
-        if symmetric:
-            diag = tile[:, : b - a]
-            tile[:, : b - a] = (diag + diag.T) / 2
+
+    def put(rows, cols, tile):
         tile = tile.to(out_dtype)
         if out_dtype != dtype:
             _check_finite(tile, out_dtype)
-        if symmetric:
-            out[a:b, c0:] = tile.to(out_dev)
-            out[b:, a:b] = tile[:, b - a:].T.to(out_dev)
-        else:
-            out[a:b] = tile.to(out_dev)
+        out[rows, cols] = tile.to(out_dev)
+        return tile
+
+    if Z is None:
+        # Square tiles of the upper triangle, each mirrored: half the work, exact symmetry.
+        # A tile and one temporary of its size (plus its rows of X) stay under max_memory.
+        side = int(((d * d + 2 * max_memory / itemsize) ** 0.5 - d) / 2)
+        _check_budget(side, max_memory, per="a 1x1 tile", d=d)
+        side = min(side, _TILE, n)
+        for a in range(0, n, side):
+            ra = slice(a, min(a + side, n))
+            for c in range(a, n, side):
+                rc = slice(c, min(c + side, n))
+                tile = _tile(Xt[ra], Zt[rc], kernel, p, zz=None if zz is None else zz[rc],
+                             zn=None if zn is None else zn[rc], diag_offset=0 if a == c else None)
+                if a == c:
+                    tile = (tile + tile.T) / 2
+                tile = put(ra, rc, tile)
+                if a != c:
+                    _put_transposed(out, rc, ra, tile.to(out_dev))
+    else:
+        # Row blocks: the tile, one temporary of the same size and its rows of X.
+        block = int(max_memory // (itemsize * (2 * m + d)))
+        _check_budget(block, max_memory, per=f"one row of {m} values", d=d)
+        for a in range(0, n, block):
+            ra = slice(a, min(a + block, n))
+            put(ra, slice(None), _tile(Xt[ra], Zt, kernel, p, zz=zz, zn=zn))
     return out.numpy() if as_numpy else out
+
+
+_TILE = 1024  # largest tile side: big enough for fast matrix products, small enough for the cache
+
+
+def _put_transposed(out, rows, cols, tile, step=128):
+    """out[rows, cols] = tile.T, copied in small squares (a plain strided copy thrashes the cache)."""
+    h, w = tile.shape
+    for i in range(0, h, step):
+        i2 = min(i + step, h)
+        for j in range(0, w, step):
+            j2 = min(j + step, w)
+            out[rows.start + j:rows.start + j2, cols.start + i:cols.start + i2] = tile[i:i2, j:j2].T
+
+
+def _check_budget(size, max_memory, per, d):
+    if size < 1:
+        raise ValueError(f"max_memory={max_memory} bytes cannot hold {per} (d={d}); raise max_memory.")
 
 
 def _check_finite(tile, dtype):
