@@ -2,8 +2,8 @@
 
 Inputs here are already validated. The idea, for a reader:
 
-* ``F[j, c]`` is the decision value of training point j for class c. A mistake on
-  sample i adds ``yᵢ (k(·, xᵢ) + 1)`` to column c of F, so correctly classified
+* ``F[c, j]`` is the decision value of training point j for class c. A mistake on
+  sample i adds ``yᵢ (k(·, xᵢ) + 1)`` to row c of F, so correctly classified
   samples cost nothing: the next mistake is found by a vectorised check of the
   next few hundred visited samples.
 * Averaging uses the timestamp trick: with ``τᵢ = Σ (steps at which αᵢ grew)``,
@@ -101,11 +101,13 @@ class DualResult:
     columns_computed: int = 0
 
 
-def dual_train(cols, Y, fit_intercept, max_epochs, orders, progress=False):
+def dual_train(cols, Y, fit_intercept, max_epochs, orders, progress=False, fused=None):
     """Exact online dual training of every class at once.
 
     ``cols.get(i, candidates)`` returns the kernel column of sample i; ``Y`` is an
     (n, C) tensor of ±1; ``orders[e]`` the visiting order of epoch e (numpy).
+    ``fused`` (default: on GPUs) updates every class's row in one kernel without a
+    host sync; on CPUs only the rows of the classes that erred are touched.
     """
     import torch
 
@@ -113,12 +115,13 @@ def dual_train(cols, Y, fit_intercept, max_epochs, orders, progress=False):
     dev, dt = Y.device, Y.dtype
     alpha = torch.zeros((C, n), dtype=torch.int64, device=dev)
     tau = torch.zeros((C, n), dtype=torch.float64, device=dev)
-    F = torch.zeros((n, C), dtype=dt, device=dev)
+    F = torch.zeros((C, n), dtype=dt, device=dev)  # row c: decision values for class c
     bias = torch.zeros(C, dtype=dt, device=dev)
     bias_tau = torch.zeros(C, dtype=torch.float64, device=dev)
     active = torch.ones(C, dtype=torch.bool, device=dev)
     epochs = torch.zeros(C, dtype=torch.int64, device=dev)
     history, log_step, log_index, log_mask = [], [], [], []
+    fused = dev.type != "cpu" if fused is None else fused
     bar = _progress(max_epochs, progress)
     for epoch in range(max_epochs):
         order_np = np.asarray(orders[epoch])
@@ -129,7 +132,7 @@ def dual_train(cols, Y, fit_intercept, max_epochs, orders, progress=False):
 
         while p < n:
             q = min(p + SCAN, n)
-            wrong = (Yo[p:q] * F[order[p:q]] <= 0) & active
+            wrong = (Yo[p:q] * F[:, order[p:q]].T <= 0) & active
             rows = wrong.any(1)
             first = int(torch.argmax(rows.to(torch.uint8)))
             if not bool(rows[first]):
@@ -145,7 +148,11 @@ def dual_train(cols, Y, fit_intercept, max_epochs, orders, progress=False):
                 col = col + 1.0
                 bias += step
                 bias_tau += t * step.to(torch.float64)
-            F.addr_(col, step)
+            if fused:  # one update of every row, no host sync (GPU)
+                F.addr_(step, col)
+            else:  # touch only the rows of the classes that erred (CPU)
+                for c in torch.nonzero(mask).flatten().tolist():
+                    F[c].add_(col, alpha=float(step[c]))
             m = mask.to(torch.int64)
             alpha[:, i] += m
             tau[:, i] += t * m
@@ -176,7 +183,7 @@ def dual_train(cols, Y, fit_intercept, max_epochs, orders, progress=False):
 def _candidates(Yo, F, order, order_np, active, start):
     """Samples after ``start`` in this epoch's order that are misclassified now."""
     stop = min(start + LOOKAHEAD, len(order_np))
-    wrong = ((Yo[start:stop] * F[order[start:stop]] <= 0) & active).any(1)
+    wrong = ((Yo[start:stop] * F[:, order[start:stop]].T <= 0) & active).any(1)
     return order_np[start:stop][wrong.cpu().numpy()]
 
 

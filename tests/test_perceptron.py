@@ -363,3 +363,23 @@ def test_bad_mode_and_precision():
 def test_progress_bar(capsys):
     KernelPerceptron(kernel="linear", shuffle=False, verbose=True).fit(X4, y4)
     assert "epoch" in capsys.readouterr().err
+
+
+def test_gpu_update_path_runs_on_cpu_with_identical_alpha():
+    """The fused (GPU) update and float32 storage, exercised on the CPU."""
+    import torch
+
+    from kpcourse import _dual
+    from kpcourse.perceptron import _Orders
+
+    X, y = _noisy_data(11, n=80)
+    y3 = np.where(X[:, 1] > 0.8, 2, np.where(y > 0, 1, 0))
+    classes = np.unique(y3)
+    Y = torch.as_tensor(np.where(y3[:, None] == classes[None, :], 1.0, -1.0), dtype=torch.float32)
+    K = torch.as_tensor(kernels.rbf(X, sigma=0.6), dtype=torch.float32)
+    runs = [_dual.dual_train(_dual.FullColumns(K), Y, True, 6, _Orders(80, True, 4), fused=f)
+            for f in (True, False)]
+    np.testing.assert_array_equal(runs[0].alpha, runs[1].alpha)
+    for c in range(3):
+        alpha, _ = _loop(K.double().numpy(), Y[:, c].numpy().astype(float), orders=_orders(80, 6, 4))
+        np.testing.assert_array_equal(runs[0].alpha[c], alpha)
