@@ -19,7 +19,9 @@ JOBS ?=
 NB ?=
 NBVAL_FLAGS := --nbval --nbval-sanitize-with tests/nbval_sanitize.cfg --nbval-cell-timeout=300
 
-.PHONY: setup lab test test-unit test-notebooks lint release autograde validate clean help
+DEVICE ?=
+
+.PHONY: setup lab test test-unit test-notebooks lint release autograde validate bench bench-mnist-full clean help
 
 help:
 	@sed -n '1,5p' Makefile
@@ -60,6 +62,13 @@ validate: $(STAMP)
 
 lint: $(STAMP)
 	$(BIN)/ruff check kpcourse tests benchmarks
+
+# Benchmarks (issue: fast engine): results land in benchmarks/RESULTS.md.
+bench: $(STAMP)
+	$(BIN)/python -m benchmarks.bench
+
+bench-mnist-full: $(STAMP)
+	$(BIN)/python -m benchmarks.mnist_full $(if $(DEVICE),--device $(DEVICE))
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache
