@@ -96,7 +96,8 @@ from kpcourse.perceptron import KernelPerceptron
 n = int(sys.argv[1])
 X, _, y, _ = mnist(n, 10)
 t0 = time.perf_counter()
-m = KernelPerceptron(kernel="poly", degree=4, gamma=0.02, coef0=1.0, max_epochs=5, random_state=0, device="cpu").fit(X, y)
+m = KernelPerceptron(kernel="poly", degree=4, gamma=0.02, coef0=1.0, max_epochs=5, random_state=0,
+                     device="cpu").fit(X, y)
 t = time.perf_counter() - t0
 print(json.dumps({"n": n, "seconds": t, "gram": m.timings_["gram"], "train": m.timings_["train"],
                   "peak_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
