@@ -834,6 +834,9 @@ def _roman_to_int(s):
     return total
 
 
+_IMPRINT = re.compile(r"^\s*CHISWICK PRESS:", re.M)
+
+
 def chapters(text):
     """Split a novel into its chapters (and Moby-Dick's Epilogue).
 
@@ -877,5 +880,6 @@ def chapters(text):
     out = []
     for start, end in zip(bounds, ends, strict=True):
         body = _ILLUSTRATION.sub("", text[start:end])
+        body = _IMPRINT.split(body)[0]  # the 1894 edition's printer's colophon is not the novel
         out.append(re.sub(r"\n{3,}", "\n\n", body).strip())
     return out

@@ -508,3 +508,10 @@ def test_chapters_handles_contents_roman_numbers_and_illustrations():
             "CHAPTER I. Start\n\nOne [Illustration: a ship\n[_Copyright_]] here.\n\n"
             "Chapter II.]\n\nTwo.\n\nCHAPTER III\nThree.\n\nEpilogue\n\nAfter.")
     assert datasets.chapters(book) == ["One  here.", "Two.", "Three.", "After."]
+
+
+def test_last_chapter_of_pride_and_prejudice_ends_with_the_novel(shared_data, monkeypatch):
+    monkeypatch.setenv("KPCOURSE_DATA", str(shared_data))
+    last = datasets.chapters(datasets.load_text("pride_and_prejudice"))[-1]
+    assert last.endswith("the means of uniting them.")
+    assert "CHISWICK" not in last
