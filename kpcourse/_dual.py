@@ -69,12 +69,12 @@ class CachedColumns:
         return self.buf[s]
 
     def _fill(self, idx):
-        from .gram import _check_finite, _tile
+        from .gram import _check_fits, _tile
 
         tile = _tile(self.X[idx], self.X, self.kernel, self.params, zz=self.xx, zn=self.xn)
+        if self.buf.dtype != tile.dtype:
+            _check_fits(tile, self.buf.dtype)
         stored = tile.to(self.buf.dtype)
-        if stored.dtype != tile.dtype:
-            _check_finite(stored, self.buf.dtype)
         rows = (self.next + np.arange(len(idx))) % self.buf.shape[0]
         self.next = int(rows[-1] + 1) % self.buf.shape[0]
         old = self.owner[rows]
@@ -111,6 +111,20 @@ def dual_train(cols, Y, fit_intercept, max_epochs, orders, progress=False, fused
     """
     import torch
 
+    dev = Y.device
+    fused = dev.type != "cpu" if fused is None else fused
+    threads = torch.get_num_threads()
+    if dev.type == "cpu":  # the per-mistake operations are small: threads only add latency
+        torch.set_num_threads(1)
+    try:
+        return _train(cols, Y, fit_intercept, max_epochs, orders, progress, fused)
+    finally:
+        torch.set_num_threads(threads)
+
+
+def _train(cols, Y, fit_intercept, max_epochs, orders, progress, fused):
+    import torch
+
     n, C = Y.shape
     dev, dt = Y.device, Y.dtype
     alpha = torch.zeros((C, n), dtype=torch.int64, device=dev)
@@ -121,7 +135,6 @@ def dual_train(cols, Y, fit_intercept, max_epochs, orders, progress=False, fused
     active = torch.ones(C, dtype=torch.bool, device=dev)
     epochs = torch.zeros(C, dtype=torch.int64, device=dev)
     history, log_step, log_index, log_mask = [], [], [], []
-    fused = dev.type != "cpu" if fused is None else fused
     bar = _progress(max_epochs, progress)
     for epoch in range(max_epochs):
         order_np = np.asarray(orders[epoch])

@@ -136,9 +136,9 @@ def gram_matrix(X, Z=None, *, kernel, device="auto", dtype=None, out_dtype=None,
     zn = _unit(Zt) if kernel == "cosine" else None
 
     def put(rows, cols, tile):
-        tile = tile.to(out_dtype)
         if out_dtype != dtype:
-            _check_finite(tile, out_dtype)
+            _check_fits(tile, out_dtype)
+        tile = tile.to(out_dtype)
         out[rows, cols] = tile.to(out_dev)
         return tile
 
@@ -187,11 +187,12 @@ def _check_budget(size, max_memory, per, d):
         raise ValueError(f"max_memory={max_memory} bytes cannot hold {per} (d={d}); raise max_memory.")
 
 
-def _check_finite(tile, dtype):
-    """Raise a clear OverflowError when kernel values overflow the storage ``dtype``."""
+def _check_fits(tile, dtype):
+    """Raise a clear OverflowError when kernel values would overflow the storage ``dtype``."""
     import torch
 
-    if not bool(torch.isfinite(tile).all()):
+    lo, hi = tile.aminmax()
+    if max(-float(lo), float(hi)) > torch.finfo(dtype).max:
         raise OverflowError(
             f"kernel values overflow {str(dtype).replace('torch.', '')} (largest finite value "
             f"{torch.finfo(dtype).max:.4g}); store them in float32, or use a smaller gamma or degree.")
