@@ -2660,3 +2660,678 @@ def diagnose_nearest_neighbour(nearest_neighbour_predict, aspect="all"):
             problems.append(f"with y_train={books} you returned {got.tolist()}: the predictions must be "
                             "labels taken from y_train (any type: strings too), not indices or numbers")
     _fail(name, problems)
+
+
+# ---- lesson 06 checks
+# Lesson 06 (Gram matrices at scale): a tiled RBF Gram matrix under a memory budget, whose
+# working set is measured with tracemalloc, and dual training that updates the decision
+# values of every training point on each mistake (the exact online trick).
+
+import tracemalloc as _tracemalloc  # noqa: E402  (lesson sections are appended: imports for this section)
+
+__all__ += [
+    "GRAM_FORBIDDEN",
+    "peak_memory",
+    "diagnose_tiled_gram",
+    "diagnose_incremental",
+]
+
+#: What a tiled Gram routine may not call: the package's and scikit-learn's RBF Gram matrices.
+GRAM_FORBIDDEN = (
+    "kpcourse.gram.gram_matrix",
+    "kpcourse.kernels.rbf",
+    "sklearn.metrics.pairwise.rbf_kernel",
+)
+
+
+def peak_memory(func, *args, **kwargs):
+    """Call ``func(*args, **kwargs)``; return its result and the peak of new memory it allocated.
+
+    Measured with :mod:`tracemalloc`, which sees NumPy's (and Python's) allocations
+    but not torch's: the peak, during the call, of traced memory above what was
+    allocated before it — including the returned array.
+
+    Returns
+    -------
+    result : object
+    peak : int
+        Bytes.
+
+    Lesson 06 (Gram matrices at scale).
+    """
+    started = not _tracemalloc.is_tracing()
+    if started:
+        _tracemalloc.start()
+    try:
+        before, _ = _tracemalloc.get_traced_memory()
+        _tracemalloc.reset_peak()
+        result = func(*args, **kwargs)
+        _, peak = _tracemalloc.get_traced_memory()
+    finally:
+        if started:
+            _tracemalloc.stop()
+    return result, max(0, peak - before)
+
+
+def _rbf_exact(X, Z, sigma):
+    """RBF Gram from explicit differences (no cancellation; small inputs only)."""
+    d2 = ((X[:, None, :] - Z[None, :, :]) ** 2).sum(-1)
+    return np.exp(-d2 / (2.0 * sigma ** 2))
+
+
+_TG_X = np.array([[0.0, 1.0, 2.0], [1.0, -1.0, 0.5], [2.0, 0.0, 0.0], [-1.0, 0.5, 1.5],
+                 [0.5, 0.5, -0.5], [3.0, 1.0, -1.0], [0.0, 0.0, 0.0]])
+_TG_Z = np.array([[1.0, 0.0, 1.0], [0.0, 1.0, 2.0], [-2.0, 1.0, 0.0], [0.5, -0.5, 1.0], [1.0, 1.0, 1.0]])
+_TG_SIGMA = 1.5
+
+
+def _call_tiled(tiled, X, Z, sigma, max_bytes, *, memory=False):
+    what = "the tiled Gram matrix"
+    args = (X.copy(), Z.copy(), sigma, max_bytes)
+    if memory:
+        wrapped = no_reference_calls(tiled, what=what, forbidden=GRAM_FORBIDDEN, time_limit=10.0)
+        try:
+            K, peak = peak_memory(wrapped, *args)
+        except _CheckFailure:
+            raise
+        except Exception as exc:
+            raise _CheckFailure(f"tiled_rbf_gram on X of shape {X.shape}, Z of shape {Z.shape} raised "
+                                f"{type(exc).__name__}: {exc}") from exc
+    else:
+        K, peak = _run04(tiled, what, GRAM_FORBIDDEN, *args), None
+    check_shape(K, (len(X), len(Z)), f"tiled_rbf_gram for X of shape {X.shape} and Z of shape {Z.shape}")
+    try:
+        K = np.asarray(K, dtype=float)
+    except (TypeError, ValueError):
+        raise AssertionError("tiled_rbf_gram should return an array of numbers") from None
+    return K, peak
+
+
+def _gram_problem(K, X, Z, sigma, max_bytes):
+    """Name what is wrong with K (None when it is right)."""
+    ref = _rbf_exact(X, Z, sigma)
+    if np.allclose(K, ref, rtol=1e-9, atol=1e-12):
+        return None
+    d2 = np.maximum(((X[:, None, :] - Z[None, :, :]) ** 2).sum(-1), 0.0)
+    variants = (
+        (np.exp(-d2 / sigma ** 2), "your exponent is -‖x − z‖²/σ²; the RBF kernel divides by 2σ²"),
+        (np.exp(-d2 * sigma), "you used sigma as γ: K = exp(-‖x − z‖² / (2σ²))"),
+        (np.exp(-d2 / (2.0 * sigma)), "you divided by 2σ instead of 2σ²: K = exp(-‖x − z‖² / (2σ²))"),
+        (np.exp(-np.sqrt(d2) / (2.0 * sigma ** 2)), "you used the distance ‖x − z‖, not its square"),
+        (np.exp(-np.abs((X * X).sum(1)[:, None] + 2.0 * X @ Z.T + (Z * Z).sum(1)[None, :]) / (2.0 * sigma ** 2)),
+         "the cross term has the wrong sign: ‖x − z‖² = ‖x‖² − 2 x·z + ‖z‖²"),
+        (d2, "you returned the squared distances; K = exp(-‖x − z‖² / (2σ²))"),
+    )
+    for value, message in variants:
+        if value.shape == K.shape and np.allclose(K, value, rtol=1e-9, atol=1e-12):
+            return message
+    bad_rows = np.flatnonzero(~np.isclose(K, ref, rtol=1e-9, atol=1e-12).all(1))
+    if len(bad_rows) and bad_rows[0] > 0 and np.array_equal(bad_rows, np.arange(bad_rows[0], len(X))):
+        return (f"rows {bad_rows[0]} to {len(X) - 1} of K are wrong (max_bytes={max_bytes}): does your "
+                "loop cover the last, shorter block of rows, and write each block to its own rows?")
+    try:
+        check_close(K, ref, f"tiled_rbf_gram(X={_fmt(X)}, Z={_fmt(Z)}, sigma={sigma:g}, max_bytes={max_bytes})",
+                    rtol=1e-9, atol=1e-12)
+    except AssertionError as exc:
+        return str(exc)
+    return None
+
+
+def diagnose_tiled_gram(tiled, aspect="all"):
+    """Probe ``tiled_rbf_gram(X, Z, sigma, max_bytes) -> K`` and name the mistake.
+
+    K[i, j] = exp(-‖X[i] − Z[j]‖² / (2σ²)) computed a block of rows at a time, with
+    ``block_rows = max_bytes // (4 * 8 * m)`` (room for four float64 temporaries of
+    shape (block_rows, m)). Aspects: ``"values"`` (shape and values for budgets from one
+    row to all rows, a wrong exponent or a lost last block named; a ``ValueError`` when
+    X and Z have different numbers of columns or max_bytes cannot hold one row),
+    ``"clamp"`` (nearly identical points far from the origin: no value above 1, the
+    squared distances clamped at 0) and ``"memory"`` (the memory allocated besides the
+    result K and copies of X and Z, measured with tracemalloc, stays under max_bytes).
+
+    Raises
+    ------
+    AssertionError
+        Listing every problem found.
+
+    Lesson 06 (Gram matrices at scale).
+    """
+    problems = []
+    if aspect in ("all", "values"):
+        m = len(_TG_Z)
+        for max_bytes in (4 * 8 * m, 3 * 4 * 8 * m, 10 ** 6):  # 1 row, 3 rows, everything at once
+            K, _ = _call_tiled(tiled, _TG_X, _TG_Z, _TG_SIGMA, max_bytes)
+            problem = _gram_problem(K, _TG_X, _TG_Z, _TG_SIGMA, max_bytes)
+            if problem:
+                problems.append(problem)
+                break
+        for args, why in (((_TG_X, _TG_Z[:, :2], _TG_SIGMA, 10 ** 6), "X has 3 columns and Z has 2"),
+                          ((_TG_X, _TG_Z, _TG_SIGMA, 4 * 8 * m - 1),
+                           f"max_bytes={4 * 8 * m - 1} cannot hold one row of temporaries (4 * 8 * m = {4 * 8 * m} "
+                           f"bytes for m={m})")):
+            problem = _raises04(tiled, "the tiled Gram matrix", GRAM_FORBIDDEN, ValueError,
+                                args[0].copy(), args[1].copy(), *args[2:], why=why)
+            if problem:
+                problems.append(problem)
+    if aspect in ("all", "clamp"):
+        rng = np.random.default_rng(6)
+        far = 1e4 + rng.normal(size=(40, 30))
+        X = np.vstack([far, far[:20] + 1e-3 * rng.normal(size=(20, 30))])
+        Z = far.copy()
+        sigma = 0.01
+        K, _ = _call_tiled(tiled, X, Z, sigma, 10 ** 6)
+        if not np.all(np.isfinite(K)):
+            problems.append("K contains NaN or infinite values for points far from the origin")
+        elif K.max() > 1.0:
+            problems.append(f"K has values above 1 (the largest is {K.max():.12g}) for nearly identical points "
+                            "far from the origin: ‖x‖² − 2 x·z + ‖z‖² can come out slightly negative by "
+                            "rounding, and exp of a positive number exceeds 1; clamp the squared distances at 0")
+        elif K.min() < 0:
+            problems.append("K has negative values: exp(...) is never negative")
+    if aspect in ("all", "memory"):
+        rng = np.random.default_rng(16)
+        n, m, d = 1500, 1400, 20
+        X, Z = rng.normal(size=(n, d)), rng.normal(size=(m, d))
+        sigma = 4.0
+        rows = np.array([0, 1, n // 2, n - 2, n - 1])
+        for max_bytes in (1_000_000, 300_000):
+            K, peak = _call_tiled(tiled, X, Z, sigma, max_bytes, memory=True)
+            extra = peak - K.nbytes
+            allowed = max_bytes + 8 * (n + m) * (d + 4) + 65536  # copies of X, Z and the norms
+            if not np.allclose(K[rows], _rbf_exact(X[rows], Z, sigma), rtol=1e-7, atol=1e-9):
+                problems.append("the values of K are wrong (see the values test); the memory test needs them right")
+                break
+            if extra > allowed:
+                problems.append(
+                    f"with max_bytes={max_bytes:,} your function allocated {extra:,} bytes besides the result K "
+                    f"({K.nbytes:,} bytes) for X of shape {X.shape} and Z of shape {Z.shape}: over the budget. "
+                    "Compute K block by block (block_rows = max_bytes // (4 * 8 * m) rows of X at a time) and "
+                    "write each block into a K you allocated once")
+                break
+    _fail("tiled_rbf_gram", problems)
+
+
+def _incremental(K, y, max_epochs, *, variant="right"):
+    """Dual training with decision values F updated per mistake, and common variants."""
+    n = len(y)
+    alpha, b, F = np.zeros(n), 0.0, np.zeros(n)
+    for _ in range(max_epochs):
+        made = 0
+        for i in range(n):
+            s = y[i] * F[i]
+            if (s < 0) if variant == "zero" else (s <= 0):
+                alpha[i] += 1
+                b += y[i]
+                made += 1
+                if variant == "only_current":
+                    F[i] += y[i] * (K[i, i] + 1.0)
+                elif variant == "no_bias":
+                    F += y[i] * K[:, i]
+                elif variant == "row":
+                    F += y[i] * (K[i, :] + 1.0)
+                else:
+                    F += y[i] * (K[:, i] + 1.0)
+        if made == 0:
+            break
+    return alpha, (0.0 if variant == "no_bias_b" else b)
+
+
+def _call_incremental(train, K, y, max_epochs, name="train_incremental"):
+    Kc, yc = K.copy(), y.copy()
+    out = _pair(_run04(train, "the incremental training", DEFAULT_FORBIDDEN, Kc, yc, max_epochs),
+                name, ("alpha", "b"))
+    alpha, b = out
+    check_shape(alpha, (len(y),), f"the alpha returned by {name}")
+    if np.ndim(b) != 0:
+        raise AssertionError(f"the b returned by {name} should be a number, got shape {np.shape(b)}")
+    try:
+        alpha = np.asarray(alpha, dtype=float)
+    except (TypeError, ValueError):
+        raise AssertionError("alpha should be an array of numbers (mistake counts)") from None
+    changed = not (np.array_equal(Kc, K) and np.array_equal(yc, y))
+    return alpha, float(b), changed
+
+
+# Far from the origin and separable through it: the bias never decides a mistake.
+_I_XC = 10.0 * np.array([[1.0, 3.0], [2.0, 3.0], [-2.0, -1.0], [-2.0, -2.0], [-2.0, 3.0], [0.0, 2.0]])
+_I_YC = np.array([1, 1, -1, -1, -1, 1])
+# The bias matters here (lesson 03's probe), and a non-symmetric "Gram" matrix tells rows from columns.
+_I_XB = np.array([[2.0, 3.0], [0.0, 1.0], [0.0, 3.0], [0.0, 0.0], [1.0, 1.0]])
+_I_YB = np.array([1, -1, 1, -1, -1])
+
+
+def diagnose_incremental(train, aspect="all"):
+    """Probe ``train_incremental(K, y, max_epochs) -> (alpha, b)`` and name the mistake.
+
+    The rule: keep the decision values F of all n training points (F = 0 at the start);
+    visit 0..n-1; if y_i F_i <= 0, then alpha_i += 1, b += y_i and F += y_i (K[:, i] + 1)
+    — every point's value moves, by column i of K plus the bias step. Aspects:
+    ``"counts"`` (alpha on a Gram matrix where the bias never decides; updating only
+    F_i is named; a ``ValueError`` for a K that is not (n, n)), ``"bias"`` (alpha and b
+    where the bias matters; a bias left out of F is named) and ``"first"`` (one epoch:
+    alpha in {0, 1} with alpha_0 = 1 since a score of 0 is a mistake; inputs unchanged).
+
+    Raises
+    ------
+    AssertionError
+        Listing every problem found.
+
+    Lesson 06 (Gram matrices at scale).
+    """
+    problems = []
+    only_current = ("you updated only the decision value of the sample that was misclassified: a mistake on "
+                    "sample i changes the score of every training point j, F[j] += y_i (K[j, i] + 1)")
+    if aspect in ("all", "counts"):
+        K, y = _I_XC @ _I_XC.T, _I_YC
+        alpha, _, _ = _call_incremental(train, K, y, 20)
+        ra, _ = _incremental(K, y, 20)
+        if not np.allclose(alpha, ra):
+            if np.allclose(alpha, _incremental(K, y, 20, variant="only_current")[0]):
+                problems.append(only_current)
+            elif np.all(alpha == 0) or np.allclose(alpha, _incremental(K, y, 20, variant="zero")[0]):
+                problems.append("sign(0) must count as a mistake: F starts at 0, so the first visit "
+                                "(y_0 F_0 = 0) is a mistake")
+            else:
+                try:
+                    check_close(alpha, ra, "alpha on a Gram matrix of 6 samples",
+                                hint="visit 0..n-1 in order; on y_i F_i <= 0 add 1 to alpha_i and "
+                                     "y_i (K[:, i] + 1) to F")
+                except AssertionError as exc:
+                    problems.append(str(exc))
+        problem = _raises04(train, "the incremental training", DEFAULT_FORBIDDEN, ValueError, np.ones((3, 4)),
+                            np.array([1, -1, 1]), 5, why="K has shape (3, 4), not (n, n) for n = len(y) = 3")
+        if problem:
+            problems.append(problem)
+    if aspect in ("all", "bias"):
+        K, y = _I_XB @ _I_XB.T, _I_YB
+        alpha, b, _ = _call_incremental(train, K, y, 20)
+        ra, rb = _incremental(K, y, 20)
+        if not (np.allclose(alpha, ra) and np.isclose(b, rb)):
+            if np.allclose(alpha, _incremental(K, y, 20, variant="only_current")[0]):
+                problems.append(only_current)
+            elif np.allclose(alpha, _incremental(K, y, 20, variant="no_bias")[0]):
+                problems.append("your decision values ignore the bias: on a mistake b grows by y_i, so every "
+                                "score grows by y_i too — F += y_i (K[:, i] + 1), not y_i K[:, i]")
+            elif np.allclose(alpha, ra) and b == 0:
+                problems.append("alpha is right but b stays 0: return the bias, which grows by y_i on each "
+                                "mistake")
+            elif np.allclose(alpha, ra) and np.isclose(b, -rb):
+                problems.append(f"alpha is right but b = {_fmt(b)} has the wrong sign: b += y_i")
+            else:
+                problems.append(f"on K = X Xᵀ for X={_fmt(_I_XB)}, y={_fmt(y)} you returned alpha={_fmt(alpha)}, "
+                                f"b={_fmt(b)}: check the mistake counts and the bias (on a mistake b += y_i "
+                                "and F += y_i (K[:, i] + 1))")
+    if aspect in ("all", "first"):
+        K, y = _I_XB @ _I_XB.T, _I_YB
+        alpha, _, changed = _call_incremental(train, K, y, 1)
+        if changed:
+            problems.append("train_incremental changed the K or y passed in (work on your own arrays)")
+        if alpha[0] != 1:
+            problems.append(f"after one epoch alpha[0] is {_fmt(alpha[0])}: F starts at 0 and a score of exactly 0 "
+                            "is a mistake, so the first sample is always corrected once")
+        elif not np.all(np.isin(alpha, (0, 1))):
+            problems.append(f"with max_epochs=1 each sample is visited once, so alpha holds 0 or 1; you returned "
+                            f"{_fmt(alpha)}: run at most max_epochs epochs")
+    _fail("train_incremental", problems)
+
+
+# ---- lesson 07 checks
+# Lesson 07 (MNIST on the GPU): the one-vs-rest prediction from per-class dual
+# coefficients, and the three fixes of the lecture's GPU trainer — the online update rule,
+# the kernel precision and the label mapping.
+
+__all__ += [
+    "POLY_FORBIDDEN",
+    "ovr_train",
+    "diagnose_ovr_predict",
+    "diagnose_fixed_update",
+    "diagnose_fixed_kernel",
+    "diagnose_label_mapping",
+]
+
+#: What a polynomial kernel in a safe precision may not call.
+POLY_FORBIDDEN = (
+    "kpcourse.kernels.polynomial",
+    "kpcourse.gram.gram_matrix",
+    "sklearn.metrics.pairwise.polynomial_kernel",
+)
+
+
+def ovr_train(K, Y, max_epochs, *, batch=False, bias=True, only_current=False):
+    """One-vs-rest dual perceptron from a Gram matrix: every class trained online, 0..n-1.
+
+    The reference for lesson 07 (equal to ``KernelPerceptron(kernel="precomputed",
+    shuffle=False)``), and its common variants: ``batch`` updates every point that is
+    misclassified at the start of an epoch at once (the lecture's GPU code).
+
+    Parameters
+    ----------
+    K : ndarray of shape (n, n)
+    Y : ndarray of shape (n, C)
+        +1 where sample i belongs to class c, else -1.
+    max_epochs : int
+
+    Returns
+    -------
+    alpha : ndarray of shape (C, n)
+    b : ndarray of shape (C,)
+
+    Lesson 07 (MNIST on the GPU).
+    """
+    K, Y = np.asarray(K, dtype=float), np.asarray(Y, dtype=float)
+    n, C = Y.shape
+    alpha, b, F = np.zeros((C, n)), np.zeros(C), np.zeros((n, C))
+    step = 1.0 if bias else 0.0
+    for _ in range(max_epochs):
+        if batch:
+            wrong = Y * F <= 0
+            if not wrong.any():
+                break
+            alpha += wrong.T
+            delta = (wrong * Y).sum(0) * step
+            b += delta
+            F = K @ (alpha * Y.T).T + b
+            continue
+        made = 0
+        for i in range(n):
+            wrong = Y[i] * F[i] <= 0
+            if wrong.any():
+                alpha[wrong, i] += 1
+                b += wrong * Y[i] * step
+                if only_current:
+                    F[i] += (K[i, i] + step) * wrong * Y[i]
+                else:
+                    F += np.outer(K[:, i] + step, wrong * Y[i])
+                made += 1
+        if made == 0:
+            break
+    return alpha, b
+
+
+# Probes for ovr_predict: 4 training points, classes (3, 5, 8), 6 test points. Every
+# variant below (argmin, indices, no bias, no labels Y) gives different labels.
+_O_CLASSES = np.array([3, 5, 8])
+_O_ALPHA = np.array([[3, 2, 1, 0], [2, 3, 0, 2], [1, 0, 2, 3]])
+_O_Y = np.array([[-1, -1, 1], [1, -1, -1], [-1, -1, 1], [-1, 1, -1]])
+_O_B = np.array([1.0, 2.0, 0.0])
+_O_K = np.array([[2.0, 3.0, 1.0, 2.5], [0.5, 1.0, 2.0, 2.0], [0.5, 2.0, 2.0, 3.0],
+                 [2.0, 3.0, 3.0, 0.0], [0.0, 1.5, 1.5, 1.5], [2.5, 1.0, 0.5, 2.0]])
+
+
+def _ovr_scores(K, alpha, Y, b):
+    return K @ (alpha * Y.T).T + b
+
+
+def diagnose_ovr_predict(predict, aspect="all"):
+    """Probe ``ovr_predict(K_test_train, alpha, Y_pm, b, classes) -> labels`` and name the mistake.
+
+    The scores are S[t, c] = Σ_j alpha[c, j] Y_pm[j, c] K_test_train[t, j] + b[c] and the
+    label of test point t is ``classes[argmax_c S[t, c]]``. Aspects: ``"basic"`` (shape,
+    labels taken from ``classes``, argmax not argmin, a ``ValueError`` when the columns of
+    K_test_train do not match alpha) and ``"scores"`` (the labels Y_pm and the bias b enter
+    the scores; judged with the student's own choice of argmax or argmin, so that one
+    mistake fails one cell).
+
+    Raises
+    ------
+    AssertionError
+        Listing every problem found.
+
+    Lesson 07 (MNIST on the GPU).
+    """
+    problems, what = [], "the one-vs-rest prediction"
+    S = _ovr_scores(_O_K, _O_ALPHA, _O_Y, _O_B)
+    right, lowest = _O_CLASSES[S.argmax(1)], _O_CLASSES[S.argmin(1)]
+    got = _run04(predict, what, DEFAULT_FORBIDDEN, _O_K.copy(), _O_ALPHA.copy(), _O_Y.copy(), _O_B.copy(),
+                 _O_CLASSES.copy())
+    check_shape(got, (len(_O_K),), "ovr_predict for 6 test points")
+    arr = np.asarray(got)
+    if aspect in ("all", "basic"):
+        if not np.all(np.isin(arr, _O_CLASSES)):
+            if np.array_equal(arr, S.argmax(1)) or np.all(np.isin(arr, np.arange(3))):
+                problems.append("you returned column indices 0..C-1; return the labels classes[index]")
+            else:
+                problems.append(f"ovr_predict returned {_fmt(arr)}, not labels from classes={_fmt(_O_CLASSES)}")
+        elif np.array_equal(arr, lowest):
+            problems.append("you picked the class with the lowest score (argmin): one-vs-rest predicts the "
+                            "class whose scorer is most confident, the largest score (argmax)")
+        elif not np.array_equal(arr, right):
+            problems.append(f"ovr_predict(K_test_train={_fmt(_O_K)}, alpha={_fmt(_O_ALPHA)}, Y_pm={_fmt(_O_Y)}, "
+                            f"b={_fmt(_O_B)}, classes={_fmt(_O_CLASSES)}) gave {_fmt(arr)}: "
+                            f"{int((arr != right).sum())} label(s) are wrong")
+        problem = _raises04(predict, what, DEFAULT_FORBIDDEN, ValueError, np.ones((2, 5)), _O_ALPHA.copy(),
+                            _O_Y.copy(), _O_B.copy(), _O_CLASSES.copy(),
+                            why="K_test_train has 5 columns but alpha has 4 (one per training point)")
+        if problem:
+            problems.append(problem)
+    if aspect in ("all", "scores"):
+        pick = np.argmin if np.array_equal(arr, lowest) and not np.array_equal(arr, right) else np.argmax
+        ok = _O_CLASSES[pick(S, axis=1)]
+        if not np.array_equal(arr, ok):
+            variants = (
+                (_ovr_scores(_O_K, _O_ALPHA, np.ones_like(_O_Y), _O_B),
+                 "your scores ignore the labels Y_pm: S[t, c] = Σ_j alpha[c, j] Y_pm[j, c] K[t, j] + b[c]"),
+                (_ovr_scores(_O_K, _O_ALPHA, _O_Y, 0 * _O_B),
+                 "your scores ignore the bias b: S[t, c] = Σ_j alpha[c, j] Y_pm[j, c] K[t, j] + b[c]"),
+                (_ovr_scores(_O_K, np.ones_like(_O_ALPHA), _O_Y, _O_B),
+                 "your scores ignore the mistake counts alpha: S[t, c] = Σ_j alpha[c, j] Y_pm[j, c] K[t, j] + b[c]"),
+            )
+            named = [m for V, m in variants if np.array_equal(arr, _O_CLASSES[pick(V, axis=1)])]
+            problems.append(named[0] if named else
+                            f"the scores behind your labels {_fmt(arr)} are not "
+                            "S[t, c] = Σ_j alpha[c, j] Y_pm[j, c] K_test_train[t, j] + b[c]")
+    _fail("ovr_predict", problems)
+
+
+def _call_fixed_update(update, K, Y, max_epochs):
+    Kc, Yc = K.copy(), Y.copy()
+    out = _pair(_run04(update, "the online update rule", DEFAULT_FORBIDDEN, Kc, Yc, max_epochs),
+                "fixed_update_rule", ("alpha", "b"))
+    alpha, b = out
+    n, C = Y.shape
+    check_shape(alpha, (C, n), "the alpha returned by fixed_update_rule (one row per class)")
+    check_shape(b, (C,), "the b returned by fixed_update_rule (one bias per class)")
+    try:
+        return np.asarray(alpha, dtype=float), np.asarray(b, dtype=float)
+    except (TypeError, ValueError):
+        raise AssertionError("alpha and b should hold numbers") from None
+
+
+def _one_hot_pm(y, C):
+    return np.where(np.asarray(y)[:, None] == np.arange(C)[None, :], 1.0, -1.0)
+
+
+# Three classes in the plane, each needing several corrections.
+_U_X = np.array([[1.0, 0.0], [0.0, 1.0], [-1.0, -1.0], [2.0, 0.5], [0.5, 2.0], [-2.0, -0.5],
+                 [1.5, -0.5], [-0.5, 1.5], [-1.0, -2.0]])
+_U_Y = _one_hot_pm([0, 1, 2, 0, 1, 2, 0, 1, 2], 3)
+
+
+def diagnose_fixed_update(update, aspect="all"):
+    """Probe ``fixed_update_rule(K, Y, max_epochs) -> (alpha, b)`` and name the mistake.
+
+    One-vs-rest, online: visit 0..n-1; for every class c with Y[i, c] F[i, c] <= 0,
+    alpha[c, i] += 1, b[c] += Y[i, c] and F[:, c] += Y[i, c] (K[:, i] + 1). Aspects:
+    ``"online"`` (alpha on a small three-class problem; the batch update of the lecture's
+    code and updating only F[i] are named; a ``ValueError`` when K is not (n, n)) and
+    ``"bias"`` (b per class, and stopping after max_epochs).
+
+    Raises
+    ------
+    AssertionError
+        Listing every problem found.
+
+    Lesson 07 (MNIST on the GPU).
+    """
+    problems = []
+    K, Y = (_U_X @ _U_X.T), _U_Y
+    if aspect in ("all", "online"):
+        alpha, b = _call_fixed_update(update, K, Y, 20)
+        ra, rb = ovr_train(K, Y, 20)
+        if not np.allclose(alpha, ra):
+            if np.allclose(alpha, ovr_train(K, Y, 20, batch=True)[0]):
+                problems.append("you still update every misclassified point of the epoch at once (the batch "
+                                "update of the lecture's code): the perceptron corrects one sample at a time and "
+                                "the next sample is judged by the corrected scores")
+            elif np.allclose(alpha, ovr_train(K, Y, 20, only_current=True)[0]):
+                problems.append("you updated only the decision values of the sample that was misclassified: a "
+                                "mistake on sample i changes the scores of every training point, "
+                                "F[:, c] += Y[i, c] (K[:, i] + 1)")
+            elif np.all(alpha == 0):
+                problems.append("all your alpha are 0: the first visit has score 0, which is a mistake for "
+                                "every class")
+            else:
+                try:
+                    check_close(alpha, ra, "alpha on a three-class problem of 9 points",
+                                hint="visit 0..n-1; for each class whose score has the wrong sign (or is 0), "
+                                     "add 1 to alpha[c, i] and update that class's scores right away")
+                except AssertionError as exc:
+                    problems.append(str(exc))
+        problem = _raises04(update, "the online update rule", DEFAULT_FORBIDDEN, ValueError, np.ones((3, 4)),
+                            _one_hot_pm([0, 1, 1], 2), 5, why="K has shape (3, 4), not (n, n) for Y with 3 rows")
+        if problem:
+            problems.append(problem)
+    if aspect in ("all", "bias"):
+        alpha, b = _call_fixed_update(update, K, Y, 20)
+        ra, rb = ovr_train(K, Y, 20)
+        pa, pb = ovr_train(K, Y, 20, batch=True)
+        if not (np.allclose(b, rb) or (np.allclose(alpha, pa) and np.allclose(b, pb))):
+            if np.allclose(b, 0):
+                problems.append("b stays 0: each class's bias grows by Y[i, c] on each of its mistakes, "
+                                "and enters its scores")
+            elif np.allclose(alpha, ra) and np.allclose(b, -rb):
+                problems.append("b has the wrong sign: b[c] += Y[i, c] on a mistake")
+            elif np.allclose(alpha, ovr_train(K, Y, 20, bias=False)[0]):
+                problems.append("your scores ignore the bias: a mistake moves b[c] by Y[i, c], so every score "
+                                "of class c moves by Y[i, c] too")
+            else:
+                problems.append(f"b = {_fmt(b)} is not the per-class bias (b[c] += Y[i, c] on each mistake of "
+                                "class c)")
+        Xs = np.array([[1.0, 0.5], [1.0, 0.5]])
+        for epochs in (1, 3):
+            alpha, _ = _call_fixed_update(update, Xs @ Xs.T, _one_hot_pm([0, 1], 2), epochs)
+            if not np.allclose(alpha, epochs):
+                problems.append(f"on two copies of one point with different classes every visit is a mistake for "
+                                f"both classes, so with max_epochs={epochs} each alpha should count {epochs}; "
+                                f"you returned {_fmt(alpha)}: run at most max_epochs epochs")
+                break
+    _fail("fixed_update_rule", problems)
+
+
+def _poly64(X, Z, degree, gamma, coef0):
+    return (gamma * (np.asarray(X, float) @ np.asarray(Z, float).T) + coef0) ** degree
+
+
+def diagnose_fixed_kernel(kernel, aspect="all", X=None, Z=None):
+    """Probe ``fixed_kernel_precision(X, Z, degree, gamma, coef0) -> K`` and name the mistake.
+
+    K = (γ X Zᵀ + coef0)^degree, shape (n, m), computed in a precision that holds the
+    values. Aspects: ``"overflow"`` (on inputs whose kernel values pass 65 504, the
+    largest float16, K is finite and not stored in float16) and ``"accuracy"`` (K equals
+    the float64 kernel to a relative 1e-4: float32 or float64 arithmetic, not bfloat16).
+    ``X`` and ``Z`` default to rows scaled like MNIST pixels in [0, 1].
+
+    Raises
+    ------
+    AssertionError
+        Listing every problem found.
+
+    Lesson 07 (MNIST on the GPU).
+    """
+    problems = []
+    rng = np.random.default_rng(7)
+    if X is None:
+        X = np.where(rng.random((12, 784)) < 0.3, rng.uniform(0.5, 1.0, (12, 784)), 0.0)
+        Z = np.where(rng.random((9, 784)) < 0.3, rng.uniform(0.5, 1.0, (9, 784)), 0.0)
+    ref = _poly64(X, Z, 4, 1.0, 1.0)
+    got = _run04(kernel, "the kernel in a safe precision", POLY_FORBIDDEN, X.copy(), Z.copy(), 4, 1.0, 1.0)
+    dtype = str(getattr(got, "dtype", ""))
+    check_shape(got, ref.shape, f"fixed_kernel_precision for X of shape {X.shape} and Z of shape {Z.shape}")
+    try:
+        K = np.asarray(got.float() if hasattr(got, "float") and "16" in dtype else got, dtype=float)
+    except (TypeError, ValueError):
+        raise AssertionError("fixed_kernel_precision should return an array of numbers") from None
+    if aspect in ("all", "overflow"):
+        if not np.all(np.isfinite(K)):
+            problems.append(f"K holds {int((~np.isfinite(K)).sum())} infinite or NaN values of {K.size}: kernel "
+                            f"values here reach {ref.max():.3g}, above 65 504, the largest float16 — compute and "
+                            "store the kernel in float32 or float64")
+        elif "float16" in dtype and "bfloat16" not in dtype:
+            problems.append(f"K is stored as {dtype}: its values overflow float16; return float32 or float64")
+    if aspect in ("all", "accuracy") and not np.all(np.isfinite(K)):
+        problems.append("K holds infinite or NaN values, so it cannot be accurate (see the overflow test): "
+                        "compute (γ x·z + coef0)^degree in float32 or float64")
+    elif aspect in ("all", "accuracy"):
+        rel = np.max(np.abs(K - ref) / np.abs(ref))
+        if rel > 1e-4:
+            hint = (" — bfloat16 keeps only 8 bits of mantissa" if "bfloat16" in dtype or rel > 1e-3 else "")
+            problems.append(f"K differs from the exact kernel by a relative {rel:.2g}{hint}: compute "
+                            "(γ x·z + coef0)^degree in float32 or float64")
+        other = _run04(kernel, "the kernel in a safe precision", POLY_FORBIDDEN, X[:3].copy(), Z[:2].copy(), 2,
+                       0.5, 2.0)
+        other = np.asarray(other.float() if hasattr(other, "float") else other, dtype=float)
+        if not np.allclose(other, _poly64(X[:3], Z[:2], 2, 0.5, 2.0), rtol=1e-4):
+            problems.append("with degree=2, gamma=0.5, coef0=2 your K is wrong: use the arguments, "
+                            "K = (gamma * X Zᵀ + coef0) ** degree")
+    _fail("fixed_kernel_precision", problems)
+
+
+def diagnose_label_mapping(mapping, aspect="all"):
+    """Probe ``fixed_label_mapping(y, classes) -> Y_pm`` and name the mistake.
+
+    Y_pm has shape (n, C), +1 where ``y[i] == classes[c]`` and -1 elsewhere. Aspects:
+    ``"zero"`` (digit labels 0-9: the class 0 gets its +1s, the lecture's 0 → -1 mapping
+    is named) and ``"general"`` (any labels — negative, unordered, strings — one +1 per
+    row, and the y passed in unchanged).
+
+    Raises
+    ------
+    AssertionError
+        Listing every problem found.
+
+    Lesson 07 (MNIST on the GPU).
+    """
+    problems, what = [], "the label mapping"
+
+    def call(y, classes):
+        yc = np.array(y, copy=True)
+        got = _run04(mapping, what, DEFAULT_FORBIDDEN, yc, np.array(classes, copy=True))
+        check_shape(got, (len(y), len(classes)), f"fixed_label_mapping for {len(y)} labels and {len(classes)} classes")
+        try:
+            arr = np.asarray(got, dtype=float)
+        except (TypeError, ValueError):
+            raise AssertionError("fixed_label_mapping should return numbers -1 and +1") from None
+        return arr, not np.array_equal(yc, np.asarray(y))
+
+    if aspect in ("all", "zero"):
+        y = np.array([0, 3, 1, 0, 9, 2, 0, 7])
+        classes = np.arange(10)
+        Y, _ = call(y, classes)
+        right = np.where(y[:, None] == classes[None, :], 1.0, -1.0)
+        if not np.array_equal(Y, right):
+            if np.array_equal(Y[:, 1:], right[:, 1:]) and np.all(Y[:, 0] == -1):
+                problems.append("digit 0 never gets a +1 (its column is all -1): the mapping 0 → -1 was written "
+                                "for labels {0, 1}; with digit labels it turns the class 0 into -1, which is not "
+                                "a class. Compare y with classes[c] directly")
+            elif np.array_equal(Y, -right):
+                problems.append("your signs are flipped: +1 where y[i] == classes[c]")
+            elif np.isin(Y, (0, 1)).all():
+                problems.append("Y_pm holds 0/1; the perceptron needs -1 and +1")
+            else:
+                problems.append(f"for y={_fmt(y)} and classes 0..9 your Y_pm is wrong in "
+                                f"{int((Y != right).sum())} entries")
+    if aspect in ("all", "general"):
+        for y, classes in ((np.array([-1, 2, 7, 2, -1]), np.array([-1, 2, 7])),
+                           (np.array([1, 0, 1, 1]), np.array([0, 1])),
+                           (np.array(["dog", "cat", "dog"]), np.array(["cat", "dog"]))):
+            Y, changed = call(y, classes)
+            right = np.where(y[:, None] == classes[None, :], 1.0, -1.0)
+            if changed:
+                problems.append("fixed_label_mapping changed the y passed in (in place); build a new array")
+                break
+            if not np.array_equal(Y, right):
+                problems.append(f"for y={list(y)} and classes={list(classes)} your Y_pm is wrong in "
+                                f"{int((Y != right).sum())} entries: +1 exactly where y[i] == classes[c], "
+                                "-1 elsewhere (one +1 per row)")
+                break
+    _fail("fixed_label_mapping", problems)
