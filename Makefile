@@ -21,7 +21,8 @@ NBVAL_FLAGS := --nbval --nbval-sanitize-with tests/nbval_sanitize.cfg --nbval-ce
 
 DEVICE ?=
 
-.PHONY: setup lab test test-unit test-notebooks lint release autograde validate bench bench-mnist-full clean help
+.PHONY: setup lab test test-unit test-notebooks test-browser lint release autograde validate bench bench-mnist-full \
+	clean help
 
 help:
 	@sed -n '1,5p' Makefile
@@ -49,6 +50,12 @@ test-notebooks: $(STAMP)
 	@nbs="$$(ls notebooks/*.ipynb source/*/*.ipynb 2>/dev/null)"; \
 	if [ -z "$$nbs" ]; then echo "no notebooks yet"; else \
 	$(BIN)/python -m pytest $(PYTEST_FLAGS) -p no:cacheprovider $(NBVAL_FLAGS) $$nbs; fi
+
+# The student's view (tests/browser/): every notebook run in JupyterLab in headless Chromium,
+# widgets moved, nbgrader's Validate clicked. Needs Debian's chromium (apt-get install -y chromium;
+# never `playwright install`). Screenshots land in tests/browser/screenshots/.
+test-browser: $(STAMP)
+	KPCOURSE_BROWSER=1 $(BIN)/python -m pytest $(PYTEST_FLAGS) -p no:cacheprovider tests/browser
 
 # Instructor workflow (README): generate the student version, grade, validate.
 release: $(STAMP)
