@@ -232,6 +232,7 @@ def test_no_hidden_test_or_solution_in_feedback(course, name):
     hidden = {s for c in a.source.cells if "### BEGIN HIDDEN TESTS" in c.source
               for s in re.findall(r"### BEGIN HIDDEN TESTS\n(.*?)### END HIDDEN TESTS", c.source, re.S)}
     hidden_lines = {ln.strip() for block in hidden for ln in block.splitlines() if len(ln.strip()) >= 8}
+    hidden_lines -= _public_lines(a)  # e.g. an import that the visible part has too
     # the untouched or test-edited release shows no solution at all; the loop cases
     # show the other exercises' (submitted) solutions but not the looped one's
     others = set().union(*[_secret_lines(a, g) for g in a.solutions if g != a.first])
@@ -242,12 +243,30 @@ def test_no_hidden_test_or_solution_in_feedback(course, name):
         assert html.exists(), f"no feedback for {case}/{name}"
         text = _html_text(html.read_text())
         assert "HIDDEN TESTS" not in text
-        shown = [ln for ln in hidden_lines if ln in text]
+        submitted = nbformat.read(course["root"] / "submitted" / case / name / f"{name}.ipynb", as_version=4)
+        own = {ln.strip() for c in submitted.cells for ln in c.source.splitlines()}  # the student's lines
+        shown = [ln for ln in hidden_lines - own if ln in text]
         assert not shown, f"feedback {case}/{name} shows hidden-test lines: {shown[:3]}"
         if case in secret:  # whole lines: instructions may quote a fragment such as "return 0.0"
             lines = {ln.strip() for ln in text.splitlines()}
             solution_shown = [ln for ln in secret[case] - hidden_lines if ln in lines]
             assert not solution_shown, f"feedback {case}/{name} shows solution lines: {solution_shown[:3]}"
+
+
+def _public_lines(a: Assignment):
+    """Lines of the source notebook outside solution and hidden-test regions."""
+    public = set()
+    for c in a.source.cells:
+        inside = False
+        for ln in c.source.splitlines():
+            s = ln.strip()
+            if s in ("### BEGIN SOLUTION", "### BEGIN HIDDEN TESTS"):
+                inside = True
+            elif s in ("### END SOLUTION", "### END HIDDEN TESTS"):
+                inside = False
+            elif not inside:
+                public.add(s)
+    return public
 
 
 def _html_text(html):
