@@ -155,7 +155,7 @@ def main(argv=None):
     only = args.only.split(",")
     head = (f"Machine: {machine()}. Commit {git_rev()}, {time.strftime('%Y-%m-%d')}.\n"
             f"Command: `python -m benchmarks.bench --repeat {args.repeat}` (`make bench`).")
-    write_section("header", "# kpcourse benchmark results\n\n" + head)
+    write_section("header", head)
     steps = [("naive", "1. Training vs the naive lecture algorithm", lambda: vs_naive(args.repeat)),
              ("gram", "2. Gram matrix, N = 10,000, d = 784, fp32, CPU", lambda: gram_bench(args.repeat)),
              ("svc", "3. Against scikit-learn SVC", lambda: vs_svc(args.repeat)),
