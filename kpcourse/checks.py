@@ -1078,7 +1078,8 @@ def diagnose_dual_predict(dual_predict, aspect="all"):
 # before the test (``from kpcourse.kernels import quadratic_features``), which
 # reference_blocked alone cannot see: it watches the calls with a profile hook.
 
-import math as _math  # noqa: E402  (lesson sections are appended: imports for this section)
+import inspect as _inspect  # noqa: E402  (lesson sections are appended: imports for this section)
+import math as _math  # noqa: E402
 import sys as _sys  # noqa: E402
 
 __all__ += [
@@ -1108,7 +1109,9 @@ def _watch_calls(forbidden):
     codes = {}
     for target in forbidden:
         module, attr = _resolve(target)
-        code = getattr(getattr(module, attr, None), "__code__", None) if module is not None else None
+        obj = getattr(module, attr, None) if module is not None else None
+        # unwrap decorators: scikit-learn's public functions share one wrapper's code
+        code = getattr(_inspect.unwrap(obj), "__code__", None) if obj is not None else None
         if code is not None:
             codes[code] = target
     seen = []

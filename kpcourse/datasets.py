@@ -94,7 +94,7 @@ def worked_example():
     >>> X[2], int(y[2])
     (array([2., 4.]), 1)
 
-    Used in the perceptron lesson and again by the kernel perceptron.
+    Lesson 02 (the perceptron by hand) and 03 (dual form).
     """
     X = np.array([[1.0, 2.0], [1.0, 1.0], [2.0, 4.0], [3.0, 2.0]])
     y = np.array([1, -1, 1, -1], dtype=np.int64)
@@ -130,7 +130,7 @@ def quiz_transform(X):
     >>> quiz_transform([[-0.94, 0.36]])
     array([[0., 1., 1.]])
 
-    Used in the perceptron lesson (the quiz).
+    Lesson 02 (the perceptron quiz).
     """
     X = check_array(X, "X")
     return np.hstack([(X + _QUIZ_SHIFT) / _QUIZ_SCALE, np.ones((X.shape[0], 1))])
@@ -224,7 +224,7 @@ def circles(n, *, noise=0.1, factor=0.5, random_state=None):
     >>> X.shape, int((y == 1).sum()), int((y == -1).sum())
     ((100, 2), 50, 50)
 
-    Used in the feature-map lesson.
+    Lesson 04 (the kernel trick).
     """
     n = check_int(n, "n", minimum=2)
     noise = check_positive(noise, "noise", strict=False)
@@ -277,7 +277,7 @@ def unit_disc(n, *, margin=0.0, random_state=None):
     >>> bool(np.all(r[y == -1] < 0.9) and np.all(r[y == 1] > 1.1))
     True
 
-    Used in the feature-map lesson.
+    Lesson 04 (the kernel trick).
     """
     n = check_int(n, "n", minimum=1)
     margin = check_positive(margin, "margin", strict=False)
@@ -500,7 +500,7 @@ def load_banknote():
     >>> X.shape, np.bincount(y)  # doctest: +SKIP
     ((1372, 4), array([762, 610]))
 
-    Used in the perceptron lesson on real data.
+    Lesson 05 (banknote authentication).
     """
     arr = _parse_banknote(_fetch(_BANKNOTE))
     return arr[:, :4].copy(), arr[:, 4].astype(np.int64)
@@ -595,7 +595,7 @@ def load_mnist(split, n=None):
     >>> images.shape, images.dtype, int(labels[0])  # doctest: +SKIP
     ((100, 28, 28), dtype('uint8'), 5)
 
-    Used in the lesson on Gram matrices at scale.
+    Lesson 01 (matching detector), 06 and 07.
     """
     if not isinstance(split, str) or split not in _MNIST_SPLITS:
         raise ValueError(f"split must be 'train' or 'test', got {split!r}.")

@@ -186,7 +186,7 @@ def plot_points(X, y, *, ax=None, highlight=None, sizes=None, labels=None):
     >>> len(artists)
     2
 
-    Lesson 01 (linear classifiers).
+    Lesson 02 (the perceptron by hand) on: points of every 2-D figure.
     """
     X = _check_points(X)
     y, classes = check_labels(y, X.shape[0], min_classes=1)
@@ -582,7 +582,7 @@ def plot_kernel_heatmap(K, *, ax=None, labels=None, annotate=False, cmap=None):
     >>> X = np.array([[0., 0.], [1., 0.], [3., 3.]])
     >>> im = plot_kernel_heatmap(np.exp(-((X[:, None] - X[None]) ** 2).sum(-1)), annotate=True)
 
-    Lesson 03 (kernels and Gram matrices).
+    Lesson 01 (similarity) and 03 (Gram matrices).
     """
     K = check_array(K, "K")
     n, m = K.shape
@@ -741,7 +741,7 @@ def plot_learning_curves(history, *, ax=None, labels=None, ylabel="mistakes", xl
     >>> [line.get_label() for line in lines]
     ['train', 'test']
 
-    Lesson 04 (convergence and mistake bounds).
+    Lesson 02 (convergence), 05 and 07 (error per epoch).
     """
     curves = _check_history(history, labels)
     for name, value in (("xlabel", xlabel), ("ylabel", ylabel)):
@@ -826,7 +826,7 @@ def plot_digits(images, labels=None, *, predicted=None, ncols=10, ax=None, cmap=
     >>> im = plot_digits(np.random.default_rng(0).random((12, 784)), labels=range(12),
     ...                  predicted=[*range(11), 0], ncols=6)
 
-    Lesson 07 (MNIST).
+    Lesson 01 (the MNIST matching detector) and 07 (MNIST).
     """
     imgs = _check_images(images)
     n, h, w = imgs.shape

@@ -189,7 +189,7 @@ def kernel_explorer(X, y, *, kernels=("poly", "rbf", "linear"), max_epochs=20, r
     >>> box = kernel_explorer(X, y)
     >>> box.degree.value = 2; box.kernel.value = "rbf"
 
-    Lesson 03 (kernel perceptron) and 05 (choosing a kernel).
+    Lesson 03 (dual form) and 04 (the kernel trick).
     """
     from .gram import KERNEL_NAMES
 
@@ -269,7 +269,7 @@ def rbf_explorer(X, y, *, anchor=None, sigmas=(0.05, 5.0), random_state=0, max_e
     >>> box = rbf_explorer(X, y, anchor=3)
     >>> box.slider.value = 1.0
 
-    Lesson 04 (the RBF kernel and its bandwidth).
+    Lesson 05 (the RBF kernel and its bandwidth).
     """
     X, y = _check_binary(X, y)
     max_epochs = check_int(max_epochs, "max_epochs")

@@ -312,3 +312,18 @@ def test_train_that_never_stops_early_is_named():
         return alpha, b
     msg = _message(checks.diagnose_kernel_train, kernel_perceptron_train, aspect="stop")
     assert "stop after the first epoch without a mistake" in msg, msg
+
+
+def test_no_reference_calls_sees_through_decorators():
+    """scikit-learn's public functions share one decorator: only the forbidden one may fire."""
+    from sklearn.metrics import accuracy_score
+    from sklearn.metrics.pairwise import rbf_kernel
+
+    from kpcourse import checks
+
+    allowed = checks.no_reference_calls(lambda: accuracy_score([1, 0], [1, 0]),
+                                        forbidden=("sklearn.metrics.pairwise.rbf_kernel",))
+    assert allowed() == 1.0
+    caught = checks.no_reference_calls(lambda X: rbf_kernel(X), forbidden=("sklearn.metrics.pairwise.rbf_kernel",))
+    with pytest.raises(AssertionError, match="no credit"):
+        caught([[1.0]])
