@@ -1655,7 +1655,6 @@ def diagnose_count_features(count, aspect="all"):
 # functions run under no_reference_calls (lesson 04), so calling a reference RBF through
 # any name gets no credit.
 
-import sys as _l05_sys  # noqa: E402  (lesson sections are appended: imports for this section)
 
 __all__ += [
     "RBF_REFERENCES",
@@ -1680,37 +1679,8 @@ RBF_REFERENCES = (
 )
 
 
-@contextlib.contextmanager
-def _l05_watch_calls(forbidden):
-    """:func:`_watch_calls`, but on the undecorated functions (``inspect.unwrap``).
-
-    scikit-learn's ``validate_params`` wraps every public function in a wrapper whose code
-    object is shared by all of them; watching the wrapper's code would flag any decorated
-    function. The function under the wrapper has its own code.
-    """
-    import inspect
-
-    codes = {}
-    for target in forbidden:
-        module, attr = _resolve(target)
-        obj = getattr(module, attr, None) if module is not None else None
-        if obj is None or isinstance(obj, type):
-            continue
-        code = getattr(inspect.unwrap(obj), "__code__", None)
-        if code is not None:
-            codes[code] = target
-    seen = []
-
-    def hook(frame, event, arg):
-        if event == "call" and frame.f_code in codes:
-            seen.append(codes[frame.f_code])
-
-    old = _l05_sys.getprofile()
-    _l05_sys.setprofile(hook if codes else old)
-    try:
-        yield seen
-    finally:
-        _l05_sys.setprofile(old)
+# The profile hook of lesson 04's no_reference_calls (it unwraps decorators too).
+_l05_watch_calls = _watch_calls
 
 
 def no_rbf_reference(func, *, what="the RBF kernel", forbidden=RBF_REFERENCES, time_limit=10.0):
