@@ -2168,8 +2168,6 @@ def diagnose_choose_sigma(choose_sigma, aspect="all"):
 # share one decorator wrapper, whose code would match every decorated call (e.g.
 # sklearn.preprocessing.normalize, which a student may use).
 
-import inspect as _inspect01  # noqa: E402  (lesson sections are appended: imports for this section)
-import sys as _sys01  # noqa: E402
 
 __all__ += [
     "COSINE_FORBIDDEN",
@@ -2209,32 +2207,6 @@ _WHAT01 = {
 }
 
 
-@contextlib.contextmanager
-def _watch_unwrapped(forbidden):
-    """Record calls of the forbidden functions' own code (decorators unwrapped), by any name."""
-    codes = {}
-    for target in forbidden:
-        module, attr = _resolve(target)
-        obj = getattr(module, attr, None) if module is not None else None
-        if obj is None or isinstance(obj, type):  # classes: reference_blocked patches their methods
-            continue
-        code = getattr(_inspect01.unwrap(obj), "__code__", None)
-        if code is not None:
-            codes[code] = target
-    seen = []
-
-    def hook(frame, event, arg):
-        if event == "call" and frame.f_code in codes:
-            seen.append(codes[frame.f_code])
-
-    old = _sys01.getprofile()
-    _sys01.setprofile(hook if codes else old)
-    try:
-        yield seen
-    finally:
-        _sys01.setprofile(old)
-
-
 def guarded(func, kind, *, time_limit=5.0):
     """Wrap a student's function of lesson 01: no reference calls, a time limit, friendly errors.
 
@@ -2259,22 +2231,7 @@ def guarded(func, kind, *, time_limit=5.0):
     Lesson 01 (similarity).
     """
     what, forbidden = _WHAT01[kind]
-    inner = no_reference(func, what=what, forbidden=forbidden, time_limit=time_limit)
-
-    @functools.wraps(func)
-    def wrapper(*args, **kwargs):
-        with _watch_unwrapped(forbidden) as seen:
-            try:
-                result = inner(*args, **kwargs)
-            except BaseException as exc:
-                if seen and not isinstance(exc, _CheckFailure):
-                    raise _CheckFailure(_no_credit(seen[0], what)) from None
-                raise
-        if seen:
-            raise _CheckFailure(_no_credit(seen[0], what))
-        return result
-
-    return wrapper
+    return no_reference_calls(func, what=what, forbidden=forbidden, time_limit=time_limit)
 
 
 def _call01(func, kind, *args):
