@@ -1,7 +1,9 @@
 """nbgrader configuration of the kpcourse course (course root = this folder).
 
 Instructors use the make targets (README, "Instructor workflow"); they call
-nbgrader with this file. The plug-ins come from ``kpcourse.grading``.
+nbgrader with this file. The plug-ins come from ``kpcourse.grading``: during
+autograde a submission runs in a sandbox and only produces answers; its points are
+decided by ``source/<assignment>/grader.py`` in the grader's own process.
 """
 
 import os
@@ -16,7 +18,8 @@ from nbgrader.preprocessors import (
     SaveAutoGrades,
 )
 
-from kpcourse.grading import RestartingExecute, ScrubHiddenTests
+from kpcourse.grading.plugins import ScrubHiddenTests
+from kpcourse.grading.trusted import TrustedExecute
 
 c = get_config()  # noqa: F821 (provided by traitlets when it loads this file)
 
@@ -28,6 +31,12 @@ c.CourseDirectory.root = os.path.dirname(os.path.abspath(__file__))
 # Tests lower it with KPCOURSE_CELL_TIMEOUT to keep infinite-loop cases short.
 c.Execute.timeout = int(os.environ.get("KPCOURSE_CELL_TIMEOUT", "120"))
 c.Execute.interrupt_on_timeout = True
+c.TrustedExecute.timeout = c.Execute.timeout
+
+# Grader files (hidden tests and their references) stay beside the source notebooks:
+# never copied into release/ or into a student's autograded folder.
+c.CourseDirectory.ignore = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedback", "grader.py",
+                            "kpcourse-grading.json"]
 
 # What a student sees in place of a solution.
 c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotImplementedError()"}
@@ -37,10 +46,11 @@ c.ClearSolutions.end_solution_delimeter = "END SOLUTION"
 c.ClearHiddenTests.begin_test_delimeter = "BEGIN HIDDEN TESTS"
 c.ClearHiddenTests.end_test_delimeter = "END HIDDEN TESTS"
 
-# Autograde: restart a kernel stuck in an uninterruptible loop instead of failing
-# the notebook; put back locked cells a student deleted (their tests still run).
+# Autograde: the submission runs in a bubblewrap sandbox (a kernel stuck in an
+# uninterruptible loop is restarted there); its test cells are judged by the grader
+# file in this process. Locked cells a student deleted are put back.
 c.Autograde.autograde_preprocessors = [
-    RestartingExecute,
+    TrustedExecute,
     IgnorePattern,
     ClearMetadataPreprocessor,
     LimitOutput,

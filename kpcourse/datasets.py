@@ -3,7 +3,9 @@
 Three kinds of data live here:
 
 * hand-sized examples printed in the lessons (:func:`worked_example`,
-  :func:`msdn_example`) and the quiz rescaling :func:`quiz_transform`;
+  :func:`msdn_example`), the perceptron quiz's 20 points :func:`quiz_points` (shipped
+  inside the package, ``kpcourse/data/quiz_perceptron.csv``) and its rescaling
+  :func:`quiz_transform`;
 * random toy sets with an exactly known boundary (:func:`circles`, :func:`unit_disc`);
 * real data read from files (:func:`load_banknote`, :func:`load_mnist`,
   :func:`load_text`) and the text helpers :func:`sentences`, :func:`words`,
@@ -27,6 +29,8 @@ import functools
 import gzip
 import hashlib
 import http.client
+import importlib.resources
+import io
 import numbers
 import os
 import re
@@ -47,6 +51,7 @@ __all__ = [
     "DataIntegrityError",
     "NLTKDataWarning",
     "worked_example",
+    "quiz_points",
     "quiz_transform",
     "msdn_example",
     "circles",
@@ -101,9 +106,50 @@ def worked_example():
     return X, y
 
 
-# The 20 raw points of "the perceptron quiz" (quiz_points) are not included: their
-# source was not found, and the course ships no data it cannot trace. See the
-# lead's notes; the check the points must pass is in tests/test_datasets.py.
+# The quiz's 20 points are package data (kpcourse/data/README.md gives their provenance:
+# the public nbgrader notebook Quiz6/Quiz_Perceptron.ipynb of katowice/introAI_Quizzes).
+_QUIZ_FILE = "quiz_perceptron.csv"
+
+
+def quiz_points():
+    """The 20 raw points and labels of the perceptron quiz.
+
+    Read from the package's own copy, ``kpcourse/data/quiz_perceptron.csv`` (columns
+    ``x1, x2, label`` with labels 0/1), the locked data cell of the public nbgrader quiz
+    notebook ``Quiz6/Quiz_Perceptron.ipynb`` (repository ``katowice/introAI_Quizzes``).
+    Labels are mapped 1 -> +1, 0 -> -1. The quiz trains on ``quiz_transform(X)`` with
+    learning rate 1 from ``w = 0``, visiting the points in file order, and expects
+    ``w = (-1.26035052, -1.21318978, 2.0)``.
+
+    Returns
+    -------
+    X : ndarray of shape (20, 2), dtype float64
+        The raw points, in file order (before :func:`quiz_transform`).
+    y : ndarray of shape (20,), dtype int64
+        Labels in {-1, +1}.
+
+    Raises
+    ------
+    DataIntegrityError
+        If the packaged file does not hold 20 rows of two numbers and a 0/1 label.
+
+    Examples
+    --------
+    >>> X, y = quiz_points()
+    >>> X.shape, int((y == 1).sum())
+    ((20, 2), 10)
+
+    Lessons 02 (the perceptron by hand) and 03 (dual form).
+    """
+    text = (importlib.resources.files("kpcourse") / "data" / _QUIZ_FILE).read_text("utf-8")
+    data = np.loadtxt(io.StringIO(text), delimiter=",", skiprows=1, ndmin=2)
+    if data.shape != (20, 3) or not np.isin(data[:, 2], (0, 1)).all():
+        raise DataIntegrityError(
+            f"kpcourse/data/{_QUIZ_FILE} must hold 20 rows of x1, x2 and a 0/1 label, "
+            f"got an array of shape {data.shape}; reinstall kpcourse."
+        )
+    return data[:, :2].copy(), np.where(data[:, 2] == 1, 1, -1).astype(np.int64)
+
 
 _QUIZ_SHIFT = 0.94
 _QUIZ_SCALE = 1.3

@@ -1,19 +1,12 @@
-"""Instructor tooling on top of nbgrader: release, parallel autograde, feedback, validate.
+"""The instructor's commands: release, autograde (in parallel, sandboxed), validate.
 
-Used by ``make release``, ``make autograde`` and ``make validate`` and by
-``nbgrader_config.py``; importing :mod:`kpcourse` does not import this module.
-
-What it adds to plain nbgrader 0.9:
-
-- :class:`RestartingExecute`: when a cell times out and ignores the interrupt
-  (``while True`` inside ``try/except KeyboardInterrupt``), restart the kernel,
-  re-run the cells above and go on grading, instead of giving up on the notebook.
-- :class:`ScrubHiddenTests`: removes hidden tests from feedback, including the
-  copies of their lines that tracebacks print.
+- :func:`release`: regenerate ``release/`` from ``source/`` (grader files never go there);
 - :func:`autograde`: one nbgrader process per submission in a private course
-  directory, ``jobs`` at a time; only the parent writes the course gradebook, one
-  submission after another.
-- :func:`validate`: exits non-zero when a notebook fails its tests.
+  directory, ``jobs`` at a time; each runs :class:`kpcourse.grading.trusted.TrustedExecute`
+  (the submission's code in a sandbox, points decided in the grader); only the parent
+  writes the course gradebook, one submission after another; ``grades.csv`` gets an
+  ``isolated`` column and a run that was not isolated is reported loudly;
+- :func:`validate`: exits non-zero when a notebook fails its visible tests.
 
 Run ``python -m kpcourse.grading --help``.
 """
@@ -21,9 +14,9 @@ Run ``python -m kpcourse.grading --help``.
 from __future__ import annotations
 
 import argparse
+import csv
 import json
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -32,119 +25,10 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from nbclient.exceptions import CellTimeoutError
-from nbclient.util import ensure_async, run_sync
-from nbformat import NotebookNode
-from nbgrader.preprocessors import Execute, NbGraderPreprocessor
+from kpcourse.grading.plugins import ANSI as _ANSI
+from kpcourse.grading.trusted import SUMMARY
 
-__all__ = ["RestartingExecute", "ScrubHiddenTests", "release", "autograde", "validate", "main"]
-
-HIDDEN_BEGIN, HIDDEN_END = "### BEGIN HIDDEN TESTS", "### END HIDDEN TESTS"
-_ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
-
-
-# ------------------------------------------------------------ nbgrader plug-ins
-class RestartingExecute(Execute):
-    """nbgrader's Execute, but a cell that cannot be interrupted does not sink the notebook.
-
-    On a timeout nbgrader interrupts the kernel. A loop that swallows
-    ``KeyboardInterrupt`` keeps the kernel busy, nbgrader then fails the whole
-    submission and deletes its autograded copy. Here the kernel is restarted
-    instead, the code cells above are re-run to rebuild the state (skipping
-    cells that timed out), the stuck cell gets a ``CellTimeoutError`` output and
-    grading goes on with the next cell.
-    """
-
-    def preprocess(self, nb, resources=None, km=None):
-        self._skip = set()
-        return super().preprocess(nb, resources, km=km)
-
-    async def async_execute_cell(self, cell, cell_index, execution_count=None, store_history=True):
-        try:
-            cell = await super().async_execute_cell(cell, cell_index, execution_count, store_history)
-        except CellTimeoutError:
-            self.log.error("Cell %d ignored the interrupt: restarting the kernel", cell_index)
-            self._skip.add(cell_index)
-            await self._restart_and_replay(cell_index)
-            cell.outputs = [_timeout_output(self.timeout, restarted=True)]
-            return cell
-        if any(o.get("ename") == "CellTimeoutError" for o in cell.get("outputs", [])):
-            self._skip.add(cell_index)  # interrupted in time; never run it again
-        return cell
-
-    async def _restart_and_replay(self, upto):
-        await ensure_async(self.km.restart_kernel(now=True))
-        await ensure_async(self.kc.wait_for_ready(timeout=self.startup_timeout))
-        for idx, other in enumerate(self.nb.cells[:upto]):
-            if other.cell_type != "code" or idx in self._skip:
-                continue
-            kept = other.outputs
-            try:
-                await super().async_execute_cell(other, idx, store_history=False)
-            except CellTimeoutError:
-                self._skip.add(idx)
-            other.outputs = kept
-
-    # nbconvert calls the synchronous wrapper, bound to the base class's coroutine.
-    execute_cell = run_sync(async_execute_cell)
-
-
-def _timeout_output(timeout, restarted):
-    why = (f"this cell ran longer than {timeout} s and ignored the interrupt; the kernel was "
-           "restarted and the cells above it were run again") if restarted else \
-        f"this cell ran longer than {timeout} s and was interrupted"
-    return NotebookNode(output_type="error", ename="CellTimeoutError", evalue=why,
-                        traceback=[f"CellTimeoutError: {why}"])
-
-
-class ScrubHiddenTests(NbGraderPreprocessor):
-    """Remove hidden tests from a graded notebook, and their lines from tracebacks.
-
-    nbgrader's ClearHiddenTests only edits cell sources; a failing hidden assert
-    still prints its own line (and its neighbours) in the traceback. Errors raised
-    inside a hidden region are reported as "a hidden test failed" with no detail.
-    """
-
-    def preprocess_cell(self, cell, resources, index):
-        if cell.cell_type != "code" or HIDDEN_BEGIN not in cell.source:
-            return cell, resources
-        hidden, visible, inside = set(), [], False
-        for number, line in enumerate(cell.source.splitlines(), start=1):
-            if line.strip() == HIDDEN_BEGIN:
-                inside = True
-            if inside:
-                hidden.add(number)
-            else:
-                visible.append(line)
-            if line.strip() == HIDDEN_END:
-                inside = False
-        texts = {ln.strip() for i, ln in enumerate(cell.source.splitlines(), 1) if i in hidden and ln.strip()}
-        cell.source = "\n".join(visible)
-        for out in cell.get("outputs", []):
-            if out.output_type == "error":
-                _scrub_error(out, hidden, texts)
-        return cell, resources
-
-
-def _scrub_error(out, hidden_lines, hidden_texts):
-    lines = [_ANSI.sub("", ln) for entry in out.traceback for ln in entry.splitlines()]
-    raised_at = None
-    for ln in lines:  # the last "----> N" marker inside the cell's own frame
-        m = re.match(r"^-+>\s*(\d+)", ln)
-        if m:
-            raised_at = int(m.group(1))
-            break
-    if raised_at in hidden_lines:
-        out.evalue = "a hidden test failed (its details are not shown)"
-        out.traceback = [f"{out.ename}: {out.evalue}"]
-        return
-    kept = []
-    for ln in lines:
-        code = re.sub(r"^\s*(-+>)?\s*\d+\s?", "", ln).strip()
-        if code and (code in hidden_texts or "HIDDEN TESTS" in code):
-            continue
-        kept.append(ln)
-    out.traceback = ["\n".join(kept)]
+__all__ = ["release", "autograde", "validate", "main", "assignments"]
 
 
 # ------------------------------------------------------------------ commands
@@ -202,8 +86,12 @@ def _grade_one(root, student, assignment, workdir, env):
     proc = _nbgrader(["autograde", assignment, "--student", student, "--force"], t, env=env, check=False)
     graded = t / "autograded" / student / assignment
     ok = proc.returncode == 0 and graded.is_dir()
+    summary = {}
+    if (graded / SUMMARY).is_file():
+        summary = json.loads((graded / SUMMARY).read_text())
     return {"student": student, "assignment": assignment, "ok": ok, "seconds": time.monotonic() - start,
-            "log": (proc.stdout + proc.stderr)[-4000:], "dir": t}
+            "log": (proc.stdout + proc.stderr)[-4000:], "dir": t, "isolated": summary.get("isolated", False),
+            "why_not_isolated": summary.get("why_not_isolated", "no grading summary")}
 
 
 def _merge(src_db, dst_db, assignment, student):
@@ -281,20 +169,72 @@ def autograde(root, jobs=None, *, feedback=True, export="grades.csv", log=print)
                         shutil.rmtree(dest)
                     shutil.copytree(r["dir"] / "autograded" / r["student"] / r["assignment"], dest)
                 log(f"{'graded' if r['ok'] else 'FAILED'} {r['student']}/{r['assignment']} "
-                    f"in {r['seconds']:.1f} s")
+                    f"in {r['seconds']:.1f} s" + ("" if r["isolated"] else "  ** NOT ISOLATED **"))
                 if not r["ok"]:
                     log(r["log"])
-                results.append({k: r[k] for k in ("student", "assignment", "ok", "seconds")})
+                results.append({k: r[k] for k in ("student", "assignment", "ok", "seconds", "isolated")})
     wall = time.monotonic() - start
     log(f"autograded {len(subs)} submission(s) with {jobs} job(s) in {wall:.1f} s "
         f"({60 * len(subs) / wall:.1f} per minute)")
     if feedback:
         for a in sorted({a for _, a in subs}):
             _nbgrader(["generate_feedback", a, "--force"], root)
+    exposed = [r for r in results if r["ok"] and not r["isolated"]]
+    if exposed:
+        log("*" * 78 + f"\nWARNING: {len(exposed)} submission(s) were graded WITHOUT isolation: their code "
+            "could read the course folder\n(solutions, gradebook, other submissions). Install bubblewrap "
+            "(apt-get install bubblewrap)\nand grade again before trusting these grades.\n" + "*" * 78)
     if export:
         _nbgrader(["export", "--to", str(root / export)], root)
+        _mark_isolation(root / export, root)
         log(f"grades written to {root / export}")
     return results
+
+
+def _mark_isolation(csv_path, root):
+    """Add an ``isolated`` column to the grades export (yes / NO / empty when not graded)."""
+    with open(csv_path, newline="") as f:
+        rows = list(csv.DictReader(f))
+    if not rows:
+        return
+    for row in rows:
+        summary = root / "autograded" / row["student_id"] / row["assignment"] / SUMMARY
+        if summary.is_file():
+            row["isolated"] = "yes" if json.loads(summary.read_text()).get("isolated") else "NO"
+        else:
+            row["isolated"] = ""
+    with open(csv_path, "w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+
+
+def checks_data(root, names=None):
+    """Write each grader's ``visible_data()`` to ``kpcourse/checks/data/lessonNN.json``.
+
+    The visible checks hold data, not algorithms: the expected outputs of their fixed
+    probes (and of common mistakes) are computed here, by the grader files' references.
+    """
+    from kpcourse.checks import _core
+    from kpcourse.grading.trusted import GRADER_FILE, load_grader
+
+    written = []
+    for a in names or assignments(root):
+        grader = load_grader(Path(root) / "source" / a / GRADER_FILE)
+        if not hasattr(grader, "visible_data"):
+            continue
+        target = data_file(a)
+        target.write_text(json.dumps(_core.encode(grader.visible_data(), readable=True), indent=1,
+                                     sort_keys=True, allow_nan=True) + "\n")
+        written.append(str(target))
+    return written
+
+
+def data_file(assignment):
+    """``kpcourse/checks/data/lessonNN.json`` for assignment ``NN-slug``."""
+    import kpcourse.checks
+
+    return Path(kpcourse.checks.__file__).parent / "data" / f"lesson{assignment[:2]}.json"
 
 
 def validate(paths, root=None):
@@ -327,6 +267,8 @@ def main(argv=None):
     ag = sub.add_parser("autograde", help="autograde submitted/, generate feedback, export grades")
     ag.add_argument("--jobs", type=int, default=None, help="parallel submissions (default: CPU cores)")
     ag.add_argument("--no-feedback", action="store_true")
+    cd = sub.add_parser("checks-data", help="write the visible checks' data from the grader files")
+    cd.add_argument("assignments", nargs="*", help="default: every assignment in source/")
     va = sub.add_parser("validate", help="exit non-zero when a notebook fails its tests")
     va.add_argument("notebooks", nargs="*", help="default: every source notebook")
     args = parser.parse_args(argv)
@@ -334,6 +276,10 @@ def main(argv=None):
     if args.command == "release":
         for a in release(root, args.assignments or None):
             print(f"released {a}")
+        return 0
+    if args.command == "checks-data":
+        for f in checks_data(root, args.assignments or None):
+            print(f"wrote {f}")
         return 0
     if args.command == "autograde":
         results = autograde(root, args.jobs, feedback=not args.no_feedback)

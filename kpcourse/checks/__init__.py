@@ -1,0 +1,59 @@
+"""Student-facing checks for the graded exercises: they say what is wrong, never what is right.
+
+One module per lesson (``lesson01`` … ``lesson07``), the shared plumbing in
+:mod:`kpcourse.checks._core`. Each visible test in an assignment calls one function of
+its lesson's module, e.g. ``checks.diagnose_predict(predict, aspect="basic")``; the
+names of every lesson's checks are available here directly (``from kpcourse import
+checks`` in a notebook) and are loaded on first use.
+
+These modules hold **data, not algorithms**: fixed probes, the outputs a correct
+function gives on them and the outputs of common mistakes (to name them). No
+reference solution lives in the package students import; the hidden tests and the
+references they use are grader-only files beside each source notebook
+(``source/<assignment>/grader.py``), run by :mod:`kpcourse.grading` outside the
+student's reach.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+LESSONS = ("lesson01", "lesson02", "lesson03", "lesson04", "lesson05", "lesson06", "lesson07")
+
+_index = None
+
+
+def _lesson_of(name):
+    global _index
+    if _index is None:
+        index = {}
+        for lesson in LESSONS:
+            try:
+                module = importlib.import_module(f"{__name__}.{lesson}")
+            except ModuleNotFoundError as exc:
+                if exc.name != f"{__name__}.{lesson}":
+                    raise
+                continue
+            for public in getattr(module, "__all__", ()):
+                index.setdefault(public, module)
+        _index = index
+    return _index.get(name)
+
+
+def __getattr__(name):
+    if name in LESSONS:
+        return importlib.import_module(f"{__name__}.{name}")
+    if name.startswith("__"):
+        raise AttributeError(name)
+    module = _lesson_of(name)
+    if module is not None:
+        return getattr(module, name)
+    legacy = importlib.import_module("kpcourse._checks_legacy")  # lessons not yet converted
+    if hasattr(legacy, name):
+        return getattr(legacy, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__():
+    _lesson_of("")
+    return sorted([*LESSONS, *_index])

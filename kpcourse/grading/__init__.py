@@ -1,0 +1,33 @@
+"""Instructor tooling on top of nbgrader: release, autograde in a sandbox, feedback, validate.
+
+Used by ``make release``, ``make autograde`` and ``make validate`` and by
+``nbgrader_config.py``; importing :mod:`kpcourse` does not import this package, and
+this package loads nbgrader only for the parts that need it.
+
+- :mod:`.commands`: ``release``, ``autograde`` (one nbgrader process per submission, in
+  parallel), ``validate``, the command line ``python -m kpcourse.grading``;
+- :mod:`.trusted`: :class:`TrustedExecute`, the autograde step that runs a submission
+  in the sandbox and decides its points in the grader's own process;
+- :mod:`.sandbox`: the bubblewrap boundary; :mod:`.inside`: what runs inside it;
+- :mod:`.policy`: "wrote it or called it?", from the student's source, parsed, never run;
+- :mod:`.spec`: :class:`Cell`, what a grader file declares;
+- :mod:`.plugins`: :class:`RestartingExecute`, :class:`ScrubHiddenTests`.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+_WHERE = {
+    "release": "commands", "autograde": "commands", "validate": "commands", "main": "commands",
+    "assignments": "commands", "ANSI": "plugins", "_ANSI": "plugins",
+    "RestartingExecute": "plugins", "ScrubHiddenTests": "plugins", "TrustedExecute": "trusted",
+    "load_grader": "trusted", "Cell": "spec", "DEFAULT_FORBIDDEN": "spec",
+}
+__all__ = sorted(k for k in _WHERE if not k.startswith("_"))
+
+
+def __getattr__(name):
+    if name in _WHERE:
+        return getattr(importlib.import_module(f"{__name__}.{_WHERE[name]}"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

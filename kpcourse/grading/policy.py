@@ -1,0 +1,329 @@
+"""Did the student write it, or call it? Decided from the source, parsed and never run.
+
+The grader reads the student's cells of a submitted notebook as text and builds, for
+each graded function, everything it can reach: the student's own top-level
+definitions it names (transitively), the modules and names it imports. A graded
+function earns nothing when that reach includes
+
+* a **forbidden reference**: a dotted name under one of the cell's forbidden prefixes
+  (``kpcourse``, ``sklearn``, … as configured per assignment), however it was
+  imported or aliased;
+* a **way around this analysis**: ``exec``/``eval``/``compile``/``__import__``/
+  ``getattr``/``globals``/``open``…, modules such as ``importlib``, ``sys``, ``os``,
+  ``inspect``, ``pickle``, loaders that unpickle (``numpy.load``, ``torch.load``),
+  or dunder attributes (``__dict__``, ``__globals__``, ``__subclasses__``);
+* and the same for top-level code that patches a library (``np.dot = ...``): what it
+  assigns counts as reachable from every graded function.
+
+Top-level code that uses a way around the analysis taints every exercise: the grader
+cannot know what it defined. This module imports only the standard library (and
+IPython's input transformer, to read ``%magics``).
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+
+__all__ = ["Program", "analyse"]
+
+ESCAPE_BUILTINS = frozenset({
+    "exec", "eval", "compile", "__import__", "getattr", "setattr", "delattr", "globals", "locals",
+    "vars", "open", "breakpoint", "input", "help", "memoryview", "__builtins__", "__loader__",
+    "__spec__", "get_ipython", "exit", "quit", "_ih", "_oh", "In", "Out",
+})
+ESCAPE_MODULES = frozenset({
+    "importlib", "builtins", "sys", "os", "subprocess", "inspect", "runpy", "ctypes", "pickle",
+    "_pickle", "marshal", "types", "gc", "code", "codeop", "shutil", "pathlib", "io", "socket",
+    "signal", "multiprocessing", "threading", "_thread", "atexit", "pty", "imp", "zipimport",
+    "pkgutil", "dill", "cloudpickle", "joblib", "tempfile", "glob", "fileinput", "linecache",
+    "IPython", "ipykernel", "jupyter_client", "nbformat", "nbclient", "nbgrader", "resource",
+    "mmap", "posix", "shelve", "dbm", "sqlite3", "urllib", "http", "requests", "asyncio",
+    "concurrent", "functools.partial", "operator.attrgetter", "operator.methodcaller",
+    "numpy.load", "numpy.lib", "numpy.ctypeslib", "numpy.f2py", "numpy.distutils", "numpy.testing",
+    "torch.load", "torch.jit", "torch.hub", "torch.package", "torch.utils", "torch.ops",
+    "torch.library", "torch._C", "torch.classes", "kpcourse.grading", "kpcourse.checks",
+    "pandas.read_pickle",
+})
+_ALLOWED_DUNDERS = frozenset({"__init__", "__name__", "__doc__", "__len__", "__call__", "__eq__",
+                              "__lt__", "__repr__", "__str__", "__iter__", "__next__", "__getitem__"})
+_MAGICS_OK = frozenset({"time", "timeit", "matplotlib", "precision"})
+
+
+class Program:
+    """The student's cells as parsed text: top-level bindings, imports, patches, escapes.
+
+    Parameters
+    ----------
+    student_sources : list of str
+        The student's cells (solution cells and cells they added), in notebook order.
+    context_sources : list of str
+        Locked cells of the assignment (setup, tests): their imports name modules the
+        student's code may use (``np``); nothing in them is judged.
+    """
+
+    def __init__(self, student_sources, context_sources=()):
+        self.aliases = {}        # name -> dotted module path / imported name
+        self.bindings = {}       # top-level name -> list of AST nodes that bind it
+        self.patch_nodes = []    # top-level statements assigning to attributes / subscripts of imports
+        self.top_nodes = []      # every other top-level statement (not a def, class or import)
+        self.unparsable = 0
+        for src in context_sources:
+            tree = _parse(src)
+            if tree is not None:
+                self._collect_imports(tree, context=True)
+        for src in student_sources:
+            tree = _parse(src)
+            if tree is None:
+                self.unparsable += 1
+                continue
+            self._collect_imports(tree, context=False)
+            for stmt in tree.body:
+                self._bind(stmt)
+
+    # ---------------------------------------------------------------- building
+    def _collect_imports(self, tree, context):
+        for node in tree.body if context else ast.walk(tree):
+            if isinstance(node, ast.Import):
+                for a in node.names:
+                    self.aliases[a.asname or a.name.split(".")[0]] = a.name if a.asname else a.name.split(".")[0]
+            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                for a in node.names:
+                    self.aliases[a.asname or a.name] = f"{node.module}.{a.name}"
+
+    def _bind(self, stmt):
+        names = _bound_names(stmt)
+        if isinstance(stmt, (ast.Import, ast.ImportFrom)):
+            for n in names:
+                self.bindings.setdefault(n, []).append(stmt)
+            return
+        if isinstance(stmt, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+            targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+            if any(isinstance(t, (ast.Attribute, ast.Subscript)) for t in _flat_targets(targets)):
+                self.patch_nodes.append(stmt)
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names += [n for sub in ast.walk(stmt) if isinstance(sub, ast.Global) for n in sub.names]
+        for n in names:
+            self.bindings.setdefault(n, []).append(stmt)
+        if not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            self.top_nodes.append(stmt)
+
+    # ---------------------------------------------------------------- queries
+    def reach(self, names, patches=True):
+        """Dotted references and escapes reachable from the student's ``names``.
+
+        Returns ``(refs, escapes, missing)``: ``refs`` maps each dotted reference to the
+        student name whose code uses it; ``escapes`` likewise for ways around the
+        analysis; ``missing`` the names that no student cell defines.
+        """
+        refs, escapes, missing = {}, {}, []
+        seen, todo = set(), [(n, n) for n in names]
+        extra = [(node, "top-level code that changes a library") for node in self.patch_nodes] if patches else []
+        while todo or extra:
+            if extra:
+                node, owner = extra.pop()
+                nodes = [node]
+            else:
+                name, owner = todo.pop()
+                if name in seen:
+                    continue
+                seen.add(name)
+                nodes = self.bindings.get(name)
+                if not nodes:
+                    if name in self.aliases:
+                        refs.setdefault(self.aliases[name], name)
+                    elif name in names:
+                        missing.append(name)
+                    continue
+            for node in nodes:
+                for kind, value in _references(node, self.aliases):
+                    if kind == "name":
+                        if value in self.bindings and value not in seen:
+                            todo.append((value, owner))
+                        elif value in ESCAPE_BUILTINS:
+                            escapes.setdefault(value, owner)
+                        elif value in self.aliases:
+                            refs.setdefault(self.aliases[value], owner)
+                    elif kind == "dotted":
+                        refs.setdefault(value, owner)
+                    else:
+                        escapes.setdefault(value, owner)
+        for ref, owner in list(refs.items()):
+            if _covered(ref, ESCAPE_MODULES):
+                escapes.setdefault(ref, owner)
+        return refs, escapes, missing
+
+    def top_level_escapes(self):
+        """Ways around the analysis that top-level code (outside functions) reaches."""
+        escapes = {}
+        for node in self.top_nodes:
+            for kind, value in _references(node, self.aliases):
+                if kind == "escape" or (kind == "name" and value in ESCAPE_BUILTINS):
+                    escapes.setdefault(value, "top-level code")
+                elif kind == "dotted" and _covered(value, ESCAPE_MODULES):
+                    escapes.setdefault(value, "top-level code")
+        called = {v for node in self.top_nodes for k, v in _references(node, self.aliases)
+                  if k == "name" and (v in self.bindings or v in self.aliases)}
+        for name, nodes in self.bindings.items():
+            for node in nodes:
+                if isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names):
+                    escapes.setdefault(f"from {node.module} import *", "top-level code")
+        if called:
+            refs, more, _ = self.reach(sorted(called), patches=False)
+            for esc in more:
+                escapes.setdefault(esc, "top-level code")
+        return escapes
+
+    def loops(self, names):
+        """The student's functions among ``names`` (or their own helpers) that contain a loop."""
+        found, seen, todo = [], set(), list(names)
+        while todo:
+            name = todo.pop()
+            if name in seen:
+                continue
+            seen.add(name)
+            for node in self.bindings.get(name, []):
+                if any(isinstance(n, (ast.For, ast.AsyncFor, ast.While, ast.ListComp, ast.SetComp,
+                                      ast.DictComp, ast.GeneratorExp)) for n in ast.walk(node)):
+                    found.append(name)
+                for kind, value in _references(node, self.aliases):
+                    if kind == "name" and value in self.bindings:
+                        todo.append(value)
+        return sorted(set(found))
+
+    def verdict(self, names, forbidden, allow=(), what="the algorithm"):
+        """Problems (strings) that cost the graded functions ``names`` their credit; [] if none."""
+        refs, escapes, _ = self.reach(names)
+        escapes.update(self.top_level_escapes())
+        problems = []
+        flagged = [r for r in refs if _covered(r, forbidden) and not _covered(r, allow)]
+        refs = {r: o for r, o in refs.items() if r in flagged and not any(f.startswith(r + ".") for f in flagged)}
+        escapes = {e: o for e, o in escapes.items() if not any(f.startswith(e + ".") for f in escapes)}
+        for ref, owner in sorted(refs.items()):
+            if True:
+                problems.append(f"this exercise asks you to write {what} yourself; calling {ref} "
+                                "gets no credit" + (f" (used by {owner})" if owner not in names else ""))
+        for esc, owner in sorted(escapes.items()):
+            problems.append(
+                f"{owner} uses `{esc}`, which the grader cannot check: no credit for {what}. "
+                "Write it with plain Python and NumPy (no exec/eval/getattr/importlib/open/sys/os, "
+                "no dunder attributes, no patching of libraries)")
+        return problems[:3]
+
+
+# ------------------------------------------------------------------- helpers
+def _strip_safe_magics(src):
+    """Keep the code of %time/%timeit lines and drop %matplotlib; other magics stay as they are."""
+    lines = src.splitlines()
+    if lines and lines[0].strip().split(" ")[0] in ("%%time", "%%timeit"):
+        lines = lines[1:]
+    out = []
+    for ln in lines:
+        s = ln.lstrip()
+        word = s.split(" ")[0]
+        if word in ("%time", "%timeit"):
+            rest = s[len(word):].strip()
+            while rest.startswith("-"):  # options such as -n 10 -r 3
+                parts = rest.split(" ", 2)
+                rest = parts[2] if len(parts) > 2 and parts[0] in ("-n", "-r") else " ".join(parts[1:])
+            out.append(ln[: len(ln) - len(s)] + rest)
+        elif word in ("%matplotlib", "%precision"):
+            out.append(ln[: len(ln) - len(s)] + "pass")
+        else:
+            out.append(ln)
+    return "\n".join(out)
+
+
+def _parse(src):
+    src = _strip_safe_magics(src)
+    try:
+        from IPython.core.inputtransformer2 import TransformerManager
+
+        src = TransformerManager().transform_cell(src)
+    except Exception:  # noqa: BLE001 - fall back to the raw text
+        pass
+    try:
+        return ast.parse(src)
+    except (SyntaxError, ValueError):
+        return None
+
+
+def _flat_targets(targets):
+    for t in targets:
+        if isinstance(t, (ast.Tuple, ast.List)):
+            yield from _flat_targets(t.elts)
+        else:
+            yield t
+
+
+def _bound_names(stmt):
+    if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return [stmt.name]
+    if isinstance(stmt, ast.Import):
+        return [a.asname or a.name.split(".")[0] for a in stmt.names]
+    if isinstance(stmt, ast.ImportFrom):
+        return [a.asname or a.name for a in stmt.names if a.name != "*"]
+    names = []
+    for node in ast.walk(stmt):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            names.append(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node is not stmt:
+            names.append(node.name)  # defined inside if/try/with at top level
+    return names
+
+
+def _dotted(node):
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        parts.append(node.id)
+        return list(reversed(parts))
+    return None
+
+
+def _references(node, aliases):
+    """Yield ("name", n), ("dotted", "pkg.mod.attr") and ("escape", what) found under ``node``."""
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Name):
+            yield "name", sub.id
+        elif isinstance(sub, ast.Attribute):
+            if sub.attr.startswith("__") and sub.attr not in _ALLOWED_DUNDERS:
+                yield "escape", sub.attr
+            parts = _dotted(sub)
+            if parts and parts[0] in aliases:
+                yield "dotted", ".".join([aliases[parts[0]], *parts[1:]])
+        elif isinstance(sub, ast.Import):
+            for a in sub.names:
+                yield "dotted", a.name
+        elif isinstance(sub, ast.ImportFrom):
+            if sub.level:
+                yield "escape", "a relative import"
+            elif sub.module:
+                for a in sub.names:
+                    yield "dotted", sub.module if a.name == "*" else f"{sub.module}.{a.name}"
+        elif isinstance(sub, ast.keyword) and sub.arg == "allow_pickle":
+            yield "escape", "allow_pickle"
+        elif isinstance(sub, ast.Call):
+            parts = _dotted(sub.func)
+            if parts and parts[-1] in ("run_line_magic", "run_cell_magic", "system", "getoutput"):
+                magic = sub.args[0].value if sub.args and isinstance(sub.args[0], ast.Constant) else None
+                if parts[-1] != "run_line_magic" or magic not in _MAGICS_OK:
+                    yield "escape", f"%{magic or parts[-1]}"
+        elif isinstance(sub, ast.Constant) and isinstance(sub.value, str) and "__" in sub.value \
+                and any(w in sub.value for w in ("__import__", "__builtins__", "__globals__", "__subclasses__")):
+            yield "escape", "a string naming a dunder"
+
+
+def _covered(ref, prefixes):
+    return any(ref == p or ref.startswith(p + ".") for p in prefixes)
+
+
+def analyse(student_sources, context_sources=()):
+    """Shorthand for :class:`Program`."""
+    return Program(student_sources, context_sources)
+
+
+# names every notebook has (builtins except the escapes): never "missing"
+SAFE_BUILTINS = frozenset(n for n in dir(builtins) if n not in ESCAPE_BUILTINS)

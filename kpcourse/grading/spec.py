@@ -1,0 +1,67 @@
+"""What a grader file declares: one :class:`Cell` per autograded test cell.
+
+A grader file sits beside its source notebook (``source/<assignment>/grader.py``), is
+never released and is never visible to the student's code. It defines
+
+* ``cells()`` → ``{grade_id: Cell}`` for every autograded test cell of the notebook;
+* optionally ``FORBIDDEN`` (dotted prefixes no graded function may reach; default
+  :data:`DEFAULT_FORBIDDEN`).
+
+Each :class:`Cell` lists the tests whose answers decide its points: usually the
+visible tests of the lesson's checks module (``kpcourse.checks.lessonNN``), then
+hidden ones built here from the grader's own references. A test's calls are sent to
+the student's kernel; its judge runs in the grader. See README, "Writing a hidden test".
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+__all__ = ["Cell", "DEFAULT_FORBIDDEN"]
+
+#: Packages whose code a graded function may not reach (any module or name below them).
+DEFAULT_FORBIDDEN = ("kpcourse", "sklearn", "scipy")
+
+
+@dataclass
+class Cell:
+    """How the grader decides the points of one autograded test cell.
+
+    Parameters
+    ----------
+    exercise : str
+        grade_id of the solution cell this test cell grades (for messages).
+    what : str
+        What the exercise asks the student to write ("the training loop"), for the
+        message when a graded function reaches a forbidden reference.
+    tests : list of kpcourse.checks._core.Test
+        Visible tests first, then hidden ones; the cell passes when every judge passes.
+    forbidden : tuple of str, optional
+        Dotted prefixes (``"kpcourse"``, ``"sklearn.linear_model.Perceptron"``); default:
+        the grader file's ``FORBIDDEN``.
+    allow : tuple of str, default=()
+        Dotted prefixes allowed although a forbidden prefix covers them
+        (``"kpcourse.datasets"``).
+    loop_free : tuple of str, default=()
+        Names of the student's functions that must not contain a Python loop
+        (``for``/``while``/comprehension), themselves or through their own helpers.
+    """
+
+    exercise: str
+    what: str
+    tests: list
+    forbidden: tuple | None = None
+    allow: tuple = ()
+    loop_free: tuple = ()
+    functions: tuple = field(default=())
+
+    def called(self):
+        """Names of the student's functions the tests call or pass as arguments."""
+        from kpcourse.checks._core import Ref
+
+        names = list(self.functions)
+        for test in self.tests:
+            for c in test.calls:
+                names.append(c.function)
+                names += [a.name for a in (*c.args, *c.kwargs.values()) if isinstance(a, Ref)]
+        return tuple(dict.fromkeys(names))

@@ -1,0 +1,233 @@
+"""Points decided where the student's code cannot reach: the grader's own process.
+
+:class:`TrustedExecute` takes nbgrader's place for executing a submission during
+``autograde``. For one notebook it
+
+1. loads the assignment's grader file (``source/<assignment>/grader.py``) in this,
+   the grader's, process: the hidden tests and the references they use;
+2. reads the student's cells as text (:mod:`.policy`): a graded function that reaches
+   a forbidden reference, or a way around that analysis, earns nothing;
+3. replaces each autograded test cell by a call to
+   :func:`kpcourse.checks._core.produce` and runs the notebook in the sandbox
+   (:mod:`.sandbox`): the student's kernel only *calls* their functions on the test
+   inputs and writes what came back as plain JSON;
+4. judges those answers here, with the grader file's tests, and writes each test
+   cell's verdict as its only output (an error output when it fails), from which
+   nbgrader's ``SaveAutoGrades`` computes the points as usual.
+
+Nothing the student's process prints, patches or writes can pass a test: their
+outputs in test cells are discarded, and their answers are data, never unpickled.
+A summary (isolation, verdicts, time) is written next to the autograded notebook as
+``kpcourse-grading.json``.
+"""
+
+from __future__ import annotations
+
+import copy
+import importlib.util
+import json
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import nbformat
+from nbformat import NotebookNode
+from nbgrader.preprocessors import NbGraderPreprocessor
+from traitlets import Integer, Unicode
+
+from kpcourse.checks import _core
+from kpcourse.grading import policy, sandbox
+from kpcourse.grading.spec import DEFAULT_FORBIDDEN
+
+__all__ = ["TrustedExecute", "load_grader", "SUMMARY"]
+
+SUMMARY = "kpcourse-grading.json"
+GRADER_FILE = "grader.py"
+PASSED = "All tests passed: the visible tests and the hidden ones.\n"
+_SNIPPET = ("# Grading: this cell only records what your functions return; the grader judges it.\n"
+            "from kpcourse.checks._core import produce as _kpcourse_produce\n"
+            "_kpcourse_produce({gid!r}, globals())")
+
+
+def load_grader(path):
+    """Import a grader file (trusted: the instructor's) as a fresh module."""
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"no grader file {path}: every assignment needs source/<assignment>/{GRADER_FILE} "
+                                "(README, 'Writing a hidden test')")
+    name = f"kpcourse_grader_{path.parent.name.replace('-', '_')}"
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def _nbg(cell):
+    return cell.metadata.get("nbgrader", {})
+
+
+def is_test_cell(cell):
+    """An autograded test cell: code, graded, not a solution."""
+    md = _nbg(cell)
+    return cell.cell_type == "code" and md.get("grade") and not md.get("solution")
+
+
+class TrustedExecute(NbGraderPreprocessor):
+    """Execute a submission in the sandbox; decide its test cells here (see module doc)."""
+
+    timeout = Integer(120, help="Per-cell time limit in the sandbox (s).").tag(config=True)
+    course_root = Unicode("", help="Course root (default: CourseDirectory.root or cwd).").tag(config=True)
+
+    def preprocess(self, nb, resources):
+        started = time.monotonic()
+        info = resources.get("nbgrader", {})
+        assignment, notebook = info.get("assignment"), info.get("notebook")
+        root = Path(self.course_root or self.config.get("CourseDirectory", {}).get("root") or Path.cwd())
+        source_dir = root / "source" / assignment
+        grader = load_grader(source_dir / GRADER_FILE)
+        cells = grader.cells()
+        forbidden = tuple(getattr(grader, "FORBIDDEN", DEFAULT_FORBIDDEN))
+        source_nb = nbformat.read(source_dir / f"{notebook}.ipynb", as_version=4)
+        locked = {c.source for c in source_nb.cells if c.cell_type == "code" and _nbg(c).get("locked")}
+        tests = {c.source for c in source_nb.cells if is_test_cell(c)}
+        for c in nb.cells:
+            if is_test_cell(c) and c.source not in tests:  # not a test cell of this assignment
+                c.metadata.get("nbgrader", {}).update(grade=False, locked=False)
+                self.log.warning("ignoring a graded cell that is not one of the assignment's: %s",
+                                 _nbg(c).get("grade_id"))
+        missing = [_nbg(c).get("grade_id") for c in nb.cells if is_test_cell(c) and _nbg(c).get("grade_id") not in cells]
+        if missing:
+            raise KeyError(f"{source_dir / GRADER_FILE} has no Cell for the test cells {missing}")
+
+        program = policy.Program(
+            [c.source for c in nb.cells if c.cell_type == "code" and c.source not in locked and not is_test_cell(c)],
+            [c.source for c in nb.cells if c.cell_type == "code" and c.source in locked])
+
+        workdir = Path(tempfile.mkdtemp(prefix="kpcourse-sandbox-"))
+        try:
+            result = self._run(nb, resources, cells, workdir)
+            verdicts = {}
+            for index, cell in enumerate(nb.cells):
+                if cell.cell_type != "code":
+                    continue
+                if is_test_cell(cell):
+                    gid = _nbg(cell)["grade_id"]
+                    problem = self._verdict(cells[gid], program, forbidden, workdir / "answers" / f"{gid}.json",
+                                            result["outputs"].get(index, []))
+                    verdicts[gid] = problem
+                    cell.outputs = [_passed()] if problem is None else [_failed(problem)]
+                else:
+                    cell.outputs = result["outputs"].get(index, [])
+            if not result["isolated"]:
+                self.log.warning("NOT ISOLATED: %s/%s ran without a sandbox (%s)", info.get("student"),
+                                 assignment, result["why"])
+            summary = {"student": info.get("student"), "assignment": assignment, "notebook": notebook,
+                       "isolated": result["isolated"], "why_not_isolated": result["why"],
+                       "killed": result["killed"], "seconds": round(time.monotonic() - started, 2),
+                       "verdicts": verdicts, "timed_out_cells": result["timed_out"],
+                       "kernel_restarted": result["restarted"]}
+            out_dir = Path(resources.get("metadata", {}).get("path") or ".")
+            (out_dir / SUMMARY).write_text(json.dumps(summary, indent=1))
+        finally:
+            shutil.rmtree(workdir, ignore_errors=True)
+        return nb, resources
+
+    # ------------------------------------------------------------------ steps
+    def _run(self, nb, resources, cells, workdir):
+        """Run the notebook (test cells replaced by answer calls) in the sandbox."""
+        (workdir / "in").mkdir()
+        (workdir / "run").mkdir()
+        (workdir / "answers").mkdir()
+        probes = {gid: {"tests": [{"calls": [c.to_data() for c in t.calls], "time_limit": t.time_limit}
+                                  for t in cell.tests]} for gid, cell in cells.items()}
+        (workdir / "in" / "probes.json").write_text(json.dumps(probes, allow_nan=True))
+        run_nb = copy.deepcopy(nb)
+        for cell in run_nb.cells:
+            if is_test_cell(cell):
+                cell.source = _SNIPPET.format(gid=_nbg(cell)["grade_id"])
+            if cell.cell_type == "code":
+                cell.outputs = []
+        nbformat.write(run_nb, workdir / "in" / "notebook.ipynb")
+        here = Path(resources.get("metadata", {}).get("path") or ".")
+        for f in here.iterdir() if here.is_dir() else []:  # files released with the assignment
+            if f.is_file() and f.suffix != ".ipynb" and f.name not in (GRADER_FILE, SUMMARY):
+                shutil.copy2(f, workdir / "run" / f.name)
+        n_code = sum(c.cell_type == "code" for c in nb.cells)
+        result = sandbox.run_notebook("notebook.ipynb", workdir, self.timeout,
+                                      budget=self.timeout * (n_code + 4) + 60)
+        # the answers folder is inside the sandbox's writable folder: answers/ is read as data
+        result.update(outputs={}, timed_out=[], restarted=False)
+        executed = workdir / "out" / "executed.ipynb"
+        if executed.is_file() and executed.stat().st_size < 200 * 2**20:
+            try:
+                done = nbformat.read(executed, as_version=4)
+            except Exception as exc:  # noqa: BLE001 - anything the student's process wrote
+                self.log.error("unreadable executed notebook: %s", exc)
+                done = None
+            if done is not None and len(done.cells) == len(nb.cells):
+                for i, c in enumerate(done.cells):
+                    if c.cell_type == "code" and nb.cells[i].cell_type == "code":
+                        outs = [o for o in c.get("outputs", []) if isinstance(o, dict)]
+                        result["outputs"][i] = outs
+                        if any(o.get("ename") == "CellTimeoutError" for o in outs):
+                            result["timed_out"].append(i)
+                            if "restarted" in str(outs):
+                                result["restarted"] = True
+        elif result["killed"]:
+            self.log.error("the sandbox ran past its budget and was killed")
+        if result["returncode"] not in (0, None) and not executed.is_file():
+            self.log.error("the sandbox failed (%s):\n%s", result["returncode"], result["log"][-3000:])
+        return result
+
+    def _verdict(self, cell, program, forbidden, answers_path, ran):
+        """``None`` when the cell passes, else the message (never an expected value)."""
+        names = cell.called()
+        problems = program.verdict(names, cell.forbidden or forbidden, cell.allow, cell.what)
+        if problems:
+            return _core_message(cell.exercise, problems)
+        if cell.loop_free:
+            loops = program.loops(cell.loop_free)
+            if loops:
+                return _core_message(cell.exercise, [
+                    f"{', '.join(loops)} uses a Python loop (for, while or a comprehension); this exercise "
+                    "asks for whole-array NumPy operations"])
+        if not answers_path.is_file():
+            errors = [f"{o.get('ename')}: {str(o.get('evalue'))[:200]}" for o in ran if o.get("output_type") == "error"]
+            return (f"no answer from your code for this test: the cell before it may have timed out or the "
+                    f"kernel stopped ({', '.join(names)} could not be called)" +
+                    (f"; the kernel said {errors[0]}" if errors else ""))
+        try:
+            if answers_path.stat().st_size > _core.MAX_ANSWER_BYTES:
+                raise ValueError("answer too large")
+            raw = json.loads(answers_path.read_text())
+        except (ValueError, OSError, RecursionError):
+            return "your functions' answers could not be read (too large or not plain data)"
+        for i, test in enumerate(cell.tests):
+            got = raw[i] if isinstance(raw, list) and i < len(raw) and isinstance(raw[i], list) else []
+            answers = [_core.Answer.from_data(c, got[j]) if j < len(got)
+                       else _core.Answer(c, error="NoAnswer", message="it did not finish in time")
+                       for j, c in enumerate(test.calls)]
+            try:
+                test.judge(answers)
+            except AssertionError as exc:
+                return str(exc) or "a test failed"
+            except Exception as exc:  # noqa: BLE001 - an answer the judge could not read
+                self.log.error("judge of %s failed on an answer: %r", cell.exercise, exc)
+                return f"an answer of yours could not be checked ({type(exc).__name__}): check its type and shape"
+        return None
+
+
+def _core_message(exercise, problems):
+    return f"{exercise}: no credit\n" + "\n".join(f"  - {p}" for p in problems)
+
+
+def _passed():
+    return NotebookNode(output_type="stream", name="stdout", text=PASSED)
+
+
+def _failed(message):
+    return NotebookNode(output_type="error", ename="AssertionError", evalue=message,
+                        traceback=[f"AssertionError: {message}"])
