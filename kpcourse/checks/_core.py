@@ -39,7 +39,7 @@ import numpy as np
 __all__ = [
     "Ref", "Call", "Answer", "Test", "call", "run", "produce", "encode", "decode",
     "fmt", "fail", "check_type", "check_shape", "check_close", "check_labels", "expect_raises",
-    "unpack", "name_mistake", "same",
+    "unpack", "name_mistake", "same", "check_loop_free", "load_data",
 ]
 
 #: Environment variable naming the probes file while grading (set by the grader).
@@ -215,10 +215,22 @@ class Ref:
 
 
 class Call:
-    """One call of a student's function: its name and its arguments (plain data or :class:`Ref`)."""
+    """One call of a student's function: its name and its arguments (plain data or :class:`Ref`).
+
+    ``Call.measured(...)`` also records the peak memory the call allocated
+    (``Answer.peak_bytes``, from :mod:`tracemalloc`).
+    """
+
+    measure_memory = False
 
     def __init__(self, function, *args, **kwargs):
         self.function, self.args, self.kwargs = str(function), args, kwargs
+
+    @classmethod
+    def measured(cls, function, *args, **kwargs):
+        c = cls(function, *args, **kwargs)
+        c.measure_memory = True
+        return c
 
     def text(self):
         """``train(array([...]), learning_rate=0.5)``, short, for messages."""
@@ -227,11 +239,14 @@ class Call:
         return f"{self.function}({', '.join(parts)})"
 
     def to_data(self):
-        return {"function": self.function, "args": encode(list(self.args)), "kwargs": encode(self.kwargs)}
+        return {"function": self.function, "args": encode(list(self.args)), "kwargs": encode(self.kwargs),
+                "measure_memory": self.measure_memory}
 
     @classmethod
     def from_data(cls, data):
-        return cls(data["function"], *decode(data["args"]), **decode(data["kwargs"]))
+        c = cls(data["function"], *decode(data["args"]), **decode(data["kwargs"]))
+        c.measure_memory = bool(data.get("measure_memory"))
+        return c
 
 
 _NOT_RUN = ("NotImplementedError", "TimeUp", "NameError", "NoAnswer")
@@ -244,9 +259,10 @@ class Answer:
     the function changed in place.
     """
 
-    def __init__(self, call_, value=None, error=None, message="", mutated=()):
+    def __init__(self, call_, value=None, error=None, message="", mutated=(), peak_bytes=None):
         self.call, self.value, self.error, self.message = call_, value, error, str(message)
         self.mutated = list(mutated)
+        self.peak_bytes = peak_bytes
 
     def get(self):
         """The value, or an ``AssertionError`` that says what went wrong instead."""
@@ -269,7 +285,8 @@ class Answer:
 
     def to_data(self):
         return {"value": encode(self.value) if self.error is None else None, "error": self.error,
-                "message": self.message[:500], "mutated": [m for m in self.mutated if isinstance(m, (int, str))]}
+                "message": self.message[:500], "mutated": [m for m in self.mutated if isinstance(m, (int, str))],
+                "peak_bytes": self.peak_bytes}
 
     @classmethod
     def from_data(cls, call_, data):
@@ -279,7 +296,9 @@ class Answer:
         error = str(error)[:80] if error is not None else None
         value = decode(data.get("value")) if error is None else None
         mutated = [m for m in data.get("mutated") or [] if isinstance(m, (int, str))]
-        return cls(call_, value, error, str(data.get("message", ""))[:500], mutated)
+        peak = data.get("peak_bytes")
+        peak = int(peak) if isinstance(peak, (int, float)) and not isinstance(peak, bool) else None
+        return cls(call_, value, error, str(data.get("message", ""))[:500], mutated, peak)
 
 
 class _TimeUp(BaseException):
@@ -332,16 +351,61 @@ def call(func, call_, functions=None, *, time_limit=10.0):
     before = ([_copy(a) for a in args], {k: _copy(v) for k, v in kwargs.items()})
     if func is None:
         return Answer(call_, error="NameError", message="missing")
+    peak = None
     try:
-        with _time_limit(time_limit):
+        with _time_limit(time_limit), _memory(call_.measure_memory) as measured:
             value = func(*args, **kwargs)
+        peak = measured.get("peak")
     except _TimeUp:
         return Answer(call_, error="TimeUp", message=f"{time_limit:g}")
     except Exception as exc:  # noqa: BLE001 - the student's error is the answer
         return Answer(call_, error=type(exc).__name__, message=str(exc)[:300])
     mutated = [i for i, (a, b) in enumerate(zip(args, before[0], strict=True)) if _changed(a, b)]
     mutated += [k for k in kwargs if _changed(kwargs[k], before[1][k])]
-    return Answer(call_, value, mutated=mutated)
+    return Answer(call_, value, mutated=mutated, peak_bytes=peak)
+
+
+@contextlib.contextmanager
+def _memory(on):
+    """Record the peak of Python/NumPy allocations inside the block (``tracemalloc``)."""
+    out = {}
+    if not on:
+        yield out
+        return
+    import tracemalloc
+
+    was = tracemalloc.is_tracing()
+    if not was:
+        tracemalloc.start()
+    tracemalloc.reset_peak()
+    base = tracemalloc.get_traced_memory()[0]
+    try:
+        yield out
+    finally:
+        out["peak"] = max(tracemalloc.get_traced_memory()[1] - base, 0)
+        if not was:
+            tracemalloc.stop()
+
+
+def check_loop_free(func, name=None):
+    """Fail when the student's function (from its source) uses a Python loop or comprehension.
+
+    The grader makes the same check on the submitted source (never by timing).
+    """
+    __tracebackhide__ = True
+    import ast
+    import inspect
+    import textwrap
+
+    name = name or getattr(func, "__name__", "your function")
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(func)))
+    except (OSError, TypeError, SyntaxError):
+        return  # no source to read (the grader reads the notebook instead)
+    loops = (ast.For, ast.AsyncFor, ast.While, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+    if any(isinstance(n, loops) for n in ast.walk(tree)):
+        raise AssertionError(f"{name} uses a Python loop (for, while or a comprehension); this exercise "
+                             "asks for whole-array NumPy operations (broadcasting, matrix products)")
 
 
 def _changed(after, before):
@@ -362,6 +426,8 @@ class Test:
     time_limit : float, default=10.0
         Seconds for each call.
     """
+
+    __test__ = False  # not a pytest test class
 
     def __init__(self, calls, judge, *, time_limit=10.0):
         self.calls, self.judge, self.time_limit = list(calls), judge, time_limit

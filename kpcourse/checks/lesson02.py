@@ -12,7 +12,16 @@ from __future__ import annotations
 import numpy as np
 
 from kpcourse.checks._core import (
-    Call, Test, check_shape, expect_raises, fail, fmt, load_data, run, same, unpack,
+    Call,
+    Test,
+    check_shape,
+    expect_raises,
+    fail,
+    fmt,
+    load_data,
+    run,
+    same,
+    unpack,
 )
 
 __all__ = ["diagnose_predict", "diagnose_update", "diagnose_trace", "check_trace", "check_stopping",

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import symtable
 
 __all__ = ["Program", "analyse"]
 
@@ -68,6 +69,7 @@ class Program:
         self.patch_nodes = []    # top-level statements assigning to attributes / subscripts of imports
         self.top_nodes = []      # every other top-level statement (not a def, class or import)
         self.unparsable = 0
+        self.star_imports = []   # `from module import *` in the student's cells
         for src in context_sources:
             tree = _parse(src)
             if tree is not None:
@@ -93,6 +95,8 @@ class Program:
 
     def _bind(self, stmt):
         names = _bound_names(stmt)
+        if isinstance(stmt, ast.ImportFrom) and any(a.name == "*" for a in stmt.names):
+            self.star_imports.append(stmt)
         if isinstance(stmt, (ast.Import, ast.ImportFrom)):
             for n in names:
                 self.bindings.setdefault(n, []).append(stmt)
@@ -164,10 +168,8 @@ class Program:
                     escapes.setdefault(value, "top-level code")
         called = {v for node in self.top_nodes for k, v in _references(node, self.aliases)
                   if k == "name" and (v in self.bindings or v in self.aliases)}
-        for name, nodes in self.bindings.items():
-            for node in nodes:
-                if isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names):
-                    escapes.setdefault(f"from {node.module} import *", "top-level code")
+        for node in self.star_imports:
+            escapes.setdefault(f"from {node.module} import *", "top-level code")
         if called:
             refs, more, _ = self.reach(sorted(called), patches=False)
             for esc in more:
@@ -243,9 +245,70 @@ def _parse(src):
     except Exception:  # noqa: BLE001 - fall back to the raw text
         pass
     try:
-        return ast.parse(src)
+        tree = ast.parse(src)
+        table = symtable.symtable(src, "<cell>", "exec")
     except (SyntaxError, ValueError):
         return None
+    _mark_locals(tree, table)
+    return tree
+
+
+_SCOPES = {ast.FunctionDef: None, ast.AsyncFunctionDef: None, ast.ClassDef: None, ast.Lambda: "lambda",
+           ast.ListComp: "listcomp", ast.SetComp: "setcomp", ast.DictComp: "dictcomp",
+           ast.GeneratorExp: "genexpr"}
+
+
+def _mark_locals(tree, module_table):
+    """Set ``node._kp_local = True`` on every Name that is not a module global in its scope.
+
+    Uses :mod:`symtable`, Python's own scope analysis, so that a parameter or local
+    variable that shares its name with a top-level binding is not mistaken for it.
+    """
+    def children(table):
+        out = {}
+        for t in table.get_children():
+            out.setdefault((t.get_name(), t.get_lineno()), []).append(t)
+        return out
+
+    def visit(node, table, kids, is_module):
+        kind = type(node)
+        if kind in _SCOPES and not (is_module and False):
+            name = getattr(node, "name", None) or _SCOPES[kind]
+            candidates = kids.get((name, node.lineno), [])
+            child = candidates.pop(0) if candidates else None
+            # parts evaluated in the enclosing scope
+            outer = list(getattr(node, "decorator_list", []))
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+                outer += list(node.args.defaults) + [d for d in node.args.kw_defaults if d is not None]
+            if isinstance(node, ast.ClassDef):
+                outer += list(node.bases) + [k.value for k in node.keywords]
+            if isinstance(node, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+                outer.append(node.generators[0].iter)
+            for o in outer:
+                visit(o, table, kids, is_module)
+            if child is None:  # unknown scope: judge its names as globals (stricter)
+                inner_nodes = [n for n in ast.iter_child_nodes(node) if n not in outer]
+                for n in inner_nodes:
+                    visit(n, table, kids, is_module)
+                return
+            inner_kids = children(child)
+            skip = {id(o) for o in outer}
+            for n in ast.iter_child_nodes(node):
+                if id(n) not in skip:
+                    visit(n, child, inner_kids, False)
+            return
+        if isinstance(node, ast.Name) and not is_module:
+            try:
+                sym = table.lookup(node.id)
+                node._kp_local = not (sym.is_global() or sym.is_declared_global() or sym.is_imported())
+            except KeyError:
+                node._kp_local = False
+        for n in ast.iter_child_nodes(node):
+            visit(n, table, kids, is_module)
+
+    top_kids = children(module_table)
+    for stmt in tree.body:
+        visit(stmt, module_table, top_kids, True)
 
 
 def _flat_targets(targets):
@@ -283,16 +346,23 @@ def _dotted(node):
     return None
 
 
+def _base(node):
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    return node
+
+
 def _references(node, aliases):
     """Yield ("name", n), ("dotted", "pkg.mod.attr") and ("escape", what) found under ``node``."""
     for sub in ast.walk(node):
         if isinstance(sub, ast.Name):
-            yield "name", sub.id
+            if not getattr(sub, "_kp_local", False):
+                yield "name", sub.id
         elif isinstance(sub, ast.Attribute):
             if sub.attr.startswith("__") and sub.attr not in _ALLOWED_DUNDERS:
                 yield "escape", sub.attr
             parts = _dotted(sub)
-            if parts and parts[0] in aliases:
+            if parts and parts[0] in aliases and not getattr(_base(sub), "_kp_local", False):
                 yield "dotted", ".".join([aliases[parts[0]], *parts[1:]])
         elif isinstance(sub, ast.Import):
             for a in sub.names:

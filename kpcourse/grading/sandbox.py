@@ -79,7 +79,8 @@ def _env(workdir_inside, probes, timeout_threads=1):
         "JUPYTER_RUNTIME_DIR": "/tmp/jupyter-runtime", "IPYTHONDIR": "/tmp/ipython",
         "MPLCONFIGDIR": "/tmp/mpl", "OMP_NUM_THREADS": str(timeout_threads),
         "OPENBLAS_NUM_THREADS": str(timeout_threads), "MKL_NUM_THREADS": str(timeout_threads),
-        "KPCOURSE_PROBES": probes, "KPCOURSE_ANSWERS": f"{workdir_inside}/answers", "NBGRADER_EXECUTION": "autograde", "VIRTUAL_ENV": sys.prefix,
+        "KPCOURSE_PROBES": probes, "KPCOURSE_ANSWERS": f"{workdir_inside}/answers",
+        "NBGRADER_EXECUTION": "autograde", "VIRTUAL_ENV": sys.prefix,
     }
     for var in ("KPCOURSE_DATA", "NLTK_DATA", "OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "CUDA_VISIBLE_DEVICES"):
         if os.environ.get(var):

@@ -91,20 +91,24 @@ class TrustedExecute(NbGraderPreprocessor):
         cells = grader.cells()
         forbidden = tuple(getattr(grader, "FORBIDDEN", DEFAULT_FORBIDDEN))
         source_nb = nbformat.read(source_dir / f"{notebook}.ipynb", as_version=4)
-        locked = {c.source for c in source_nb.cells if c.cell_type == "code" and _nbg(c).get("locked")}
-        tests = {c.source for c in source_nb.cells if is_test_cell(c)}
+        # nbgrader has already put back the source's version of every locked cell (by grade_id)
+        locked = {_nbg(c)["grade_id"] for c in source_nb.cells if _nbg(c).get("locked") and _nbg(c).get("grade_id")}
+        tests = {_nbg(c)["grade_id"] for c in source_nb.cells if is_test_cell(c)}
         for c in nb.cells:
-            if is_test_cell(c) and c.source not in tests:  # not a test cell of this assignment
-                c.metadata.get("nbgrader", {}).update(grade=False, locked=False)
+            if is_test_cell(c) and _nbg(c).get("grade_id") not in tests:  # not a test cell of this assignment
+                c.metadata["nbgrader"].update(grade=False, locked=False)
                 self.log.warning("ignoring a graded cell that is not one of the assignment's: %s",
                                  _nbg(c).get("grade_id"))
-        missing = [_nbg(c).get("grade_id") for c in nb.cells if is_test_cell(c) and _nbg(c).get("grade_id") not in cells]
+        missing = sorted(tests - set(cells))
         if missing:
             raise KeyError(f"{source_dir / GRADER_FILE} has no Cell for the test cells {missing}")
 
+        def is_locked(c):
+            return _nbg(c).get("grade_id") in locked
+
         program = policy.Program(
-            [c.source for c in nb.cells if c.cell_type == "code" and c.source not in locked and not is_test_cell(c)],
-            [c.source for c in nb.cells if c.cell_type == "code" and c.source in locked])
+            [c.source for c in nb.cells if c.cell_type == "code" and not is_locked(c)],
+            [c.source for c in nb.cells if c.cell_type == "code" and is_locked(c) and not is_test_cell(c)])
 
         workdir = Path(tempfile.mkdtemp(prefix="kpcourse-sandbox-"))
         try:

@@ -1,0 +1,89 @@
+"""kpcourse.grading.policy: "wrote it or called it?", decided from the source, never run."""
+
+import pytest
+
+from kpcourse.grading.policy import Program
+
+CONTEXT = ["import numpy as np\nfrom kpcourse import checks\nfrom kpcourse.datasets import worked_example\n"
+           "X4, y4 = worked_example()"]
+FORBIDDEN = ("kpcourse", "sklearn", "scipy")
+HONEST = "def train(X, y):\n    w = np.zeros(X.shape[1])\n    for i in range(len(X)):\n        w = w + y[i] * X[i]\n    return w"
+
+
+def verdict(sources, names=("train",), **kwargs):
+    return Program(sources, CONTEXT).verdict(list(names), kwargs.pop("forbidden", FORBIDDEN), **kwargs)
+
+
+@pytest.mark.parametrize("sources", [
+    [HONEST],
+    [HONEST, "%timeit train(X4, y4)"],
+    [HONEST, "%%time\nw = train(X4, y4)"],
+    [HONEST, "%matplotlib inline"],
+    # a scratch cell that uses the package's Perceptron does not touch the graded function
+    [HONEST, "from kpcourse.perceptron import Perceptron\nclf = Perceptron().fit(X4, y4)\nw = clf.coef_"],
+    # a parameter named like a top-level variable is the parameter
+    ["def train(X, y, w=None):\n    w = np.zeros(2) if w is None else w\n    return w",
+     "import sklearn.linear_model as lm\nw = lm.Perceptron().fit(X4, y4).coef_"],
+    ["def helper(X):\n    return X.sum()\n\ndef train(X, y):\n    return helper(X) * y"],
+    ["class Model:\n    def __init__(self, n):\n        self.w = np.zeros(n)\n\ndef train(X, y):\n    return Model(2).w"],
+])
+def test_honest_code_passes(sources):
+    assert verdict(sources) == []
+
+
+@pytest.mark.parametrize("sources,expected", [
+    (["from kpcourse.perceptron import Perceptron\ndef train(X, y):\n    return Perceptron().fit(X, y).coef_"],
+     "calling kpcourse.perceptron.Perceptron gets no credit"),
+    (["import kpcourse.perceptron as ref\ndef train(X, y):\n    return ref.Perceptron().fit(X, y)"],
+     "kpcourse.perceptron.Perceptron"),
+    (["import kpcourse\ndef train(X, y):\n    return kpcourse.perceptron.Perceptron().fit(X, y)"],
+     "kpcourse.perceptron.Perceptron"),
+    (["from sklearn.linear_model import Perceptron as P\nhelper = lambda: P\ndef train(X, y):\n    return helper()"],
+     "sklearn.linear_model.Perceptron"),
+    (["def train(X, y):\n    from scipy.spatial.distance import cdist\n    return cdist(X, X)"], "scipy.spatial.distance.cdist"),
+    (["from kpcourse.perceptron import Perceptron as P\ndef train(X, y):\n    def inner():\n        P = 0\n"
+      "    return P().fit(X, y)"], "kpcourse.perceptron.Perceptron"),
+    (["from kpcourse.perceptron import Perceptron\ndef train(X, y, k=Perceptron):\n    return k().fit(X, y)"],
+     "kpcourse.perceptron.Perceptron"),
+    (["def f():\n    global train\n    from sklearn.linear_model import Perceptron\n    train = Perceptron\nf()"],
+     "sklearn.linear_model.Perceptron"),
+    (["import kpcourse.perceptron as p\nnp.dot = p.Perceptron", "def train(X, y):\n    return np.dot(X, y)"],
+     "kpcourse.perceptron.Perceptron"),
+    (["def train(X, y):\n    import importlib\n    return importlib.import_module('kpcourse.perceptron')"], "importlib"),
+    (["def train(X, y):\n    return getattr(np, 'dot')(X, y)"], "getattr"),
+    (["def train(X, y):\n    return X.__class__.__subclasses__()"], "__class__"),
+    (["exec(open('solution.py').read())", HONEST], "exec"),
+    (["import builtins\nbuiltins.isinstance = lambda *a: True", HONEST], "builtins"),
+    (["import sys\nsys.excepthook = lambda *a: None", HONEST], "sys"),
+    (["get_ipython().set_custom_exc((Exception,), lambda *a, **k: None)", HONEST], "get_ipython"),
+    (["!cat ../source/*/*.ipynb", HONEST], "get_ipython"),
+    (["from kpcourse.perceptron import *", HONEST], "import *"),
+    (["def train(X, y):\n    return np.load('ref.npy', allow_pickle=True)"], "allow_pickle"),
+    (["def train(X, y):\n    import torch\n    return torch.load('model.pt')"], "torch.load"),
+    (["train = __import__('kpcourse.perceptron').perceptron.Perceptron"], "__import__"),
+])
+def test_forbidden_references_and_escapes_cost_the_credit(sources, expected):
+    problems = verdict(sources, what="the training loop")
+    assert problems and any(expected in p for p in problems), problems
+    assert "the training loop" in " ".join(problems)
+
+
+def test_allow_and_per_cell_forbidden():
+    src = ["from kpcourse.datasets import worked_example as we\ndef train(X, y):\n    return we()"]
+    assert verdict(src)
+    assert verdict(src, allow=("kpcourse.datasets",)) == []
+    assert verdict(["from sklearn.svm import SVC\ndef train(X, y):\n    return SVC()"], forbidden=("kpcourse",)) == []
+
+
+def test_missing_and_unparsable_cells_are_not_errors():
+    program = Program(["def train(X, y:\n    return 1"], CONTEXT)
+    assert program.unparsable == 1
+    assert program.verdict(["train"], FORBIDDEN) == []
+    assert program.reach(["train"])[2] == ["train"]
+
+
+def test_loops_follow_helpers():
+    program = Program(["def helper(X):\n    return [x for x in X]\n\ndef gram(X, Z):\n    return helper(X)",
+                       "def vectorised(X, Z):\n    return X @ Z.T"], CONTEXT)
+    assert program.loops(["gram"]) == ["helper"]
+    assert program.loops(["vectorised"]) == []

@@ -1,0 +1,108 @@
+"""kpcourse.grading.sandbox: a submission's notebook runs where it can reach nothing of the course.
+
+Needs Debian's bubblewrap (``apt-get install bubblewrap``; ``.ci/run`` installs it). Without
+it these tests are skipped, except under ``CI=true`` where that is a failure.
+"""
+
+import os
+import socket
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from kpcourse.grading import sandbox
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def bwrap():
+    ok, why = sandbox.available()
+    if not ok:
+        if os.environ.get("CI") == "true":
+            pytest.fail(why)
+        pytest.skip(why)
+
+
+def _run(tmp_path, code, timeout=30):
+    work = tmp_path / "work"
+    for sub in ("in", "run", "answers"):
+        (work / sub).mkdir(parents=True)
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(code)])
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    (work / "in" / "probes.json").write_text("{}")
+    nbformat.write(nb, work / "in" / "notebook.ipynb")
+    result = sandbox.run_notebook("notebook.ipynb", work, timeout, budget=120)
+    out = nbformat.read(work / "out" / "executed.ipynb", as_version=4)
+    text = "".join(o.get("text", "") + o.get("evalue", "") for o in out.cells[0].outputs)
+    return result, text, work
+
+
+def test_the_course_folder_home_and_tmp_are_out_of_reach(bwrap, tmp_path):
+    secret = tmp_path / "secret.txt"
+    secret.write_text("the answer")
+    code = f"""
+import os, pathlib
+import kpcourse
+checks = {{
+    "secret": os.path.exists({str(secret)!r}),
+    "repo source": os.path.exists({str(ROOT / 'source')!r}),
+    "repo tests": os.path.exists({str(ROOT / 'tests')!r}),
+    "home": sorted(os.listdir(os.path.expanduser("~"))),
+    "tmp": sorted(p for p in os.listdir("/tmp") if p not in ("home", "jupyter-runtime", "ipython", "mpl")
+                  and not (p.startswith("tmp") and p.endswith(".json"))),  # this kernel's own connection file
+    "up from kpcourse": [str(p) for p in pathlib.Path(kpcourse.__file__).parents if (p / "source").exists()],
+}}
+print(checks)
+"""
+    result, text, _ = _run(tmp_path, code)
+    assert result["isolated"], result
+    assert "'secret': False" in text and "'repo source': False" in text and "'repo tests': False" in text, text
+    assert "'home': []" in text and "'tmp': []" in text and "'up from kpcourse': []" in text, text
+
+
+def test_read_only_outside_its_work_folder_and_no_network(bwrap, tmp_path):
+    code = """
+import os, socket, kpcourse
+results = []
+for target in (kpcourse.__file__, "/usr/x", "../in/probes.json"):
+    try:
+        open(target, "a").close()
+        results.append("wrote " + target)
+    except OSError:
+        results.append("refused")
+try:
+    socket.create_connection(("1.1.1.1", 80), timeout=2)
+    results.append("network")
+except OSError:
+    results.append("no network")
+open("mine.txt", "w").write("ok")
+print(results)
+"""
+    result, text, work = _run(tmp_path, code)
+    assert "wrote" not in text and "no network" in text, text
+    assert (work / "run" / "mine.txt").read_text() == "ok"
+
+
+def test_killing_everything_inside_leaves_the_grader_running(bwrap, tmp_path):
+    code = "import os, signal\nos.killpg(os.getpgid(0), signal.SIGKILL)"
+    work = tmp_path / "work"
+    for sub in ("in", "run", "answers"):
+        (work / sub).mkdir(parents=True)
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(code)])
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    (work / "in" / "probes.json").write_text("{}")
+    nbformat.write(nb, work / "in" / "notebook.ipynb")
+    result = sandbox.run_notebook("notebook.ipynb", work, 20, budget=90)
+    assert result["isolated"]
+    assert os.getpid() > 0 and socket.gethostname()  # still here
+
+
+def test_without_bubblewrap_it_runs_and_says_so(tmp_path, monkeypatch):
+    monkeypatch.setattr(sandbox, "available", lambda: (False, "bubblewrap (bwrap) is not installed"))
+    result, text, _ = _run(tmp_path, "print(1 + 1)")
+    assert result["isolated"] is False and "not installed" in result["why"] and "2" in text
+    monkeypatch.setenv("KPCOURSE_ISOLATION", "require")
+    with pytest.raises(sandbox.IsolationUnavailable):
+        _run(tmp_path / "again", "print(1)")
