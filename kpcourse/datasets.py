@@ -56,8 +56,10 @@ __all__ = [
     "msdn_example",
     "circles",
     "unit_disc",
+    "data_path",
     "load_banknote",
     "load_mnist",
+    "deskew",
     "load_text",
     "sentences",
     "words",
@@ -515,6 +517,43 @@ def _fetch(rel):
     return _download(rel, path)
 
 
+def data_path(name):
+    """Path of a verified local copy of one of the course's data files.
+
+    The file is found the way every loader finds it (``KPCOURSE_DATA``, then the
+    cache, then a download into the cache) and checked before its path is returned.
+    For looking inside a raw file, e.g. the header of an MNIST IDX file.
+
+    Parameters
+    ----------
+    name : str
+        The file's place in the data layout, e.g. ``"mnist/train-images-idx3-ubyte.gz"``,
+        ``"banknote/data_banknote_authentication.txt"`` or ``"texts/moby_dick.txt"``.
+
+    Returns
+    -------
+    path : pathlib.Path
+
+    Raises
+    ------
+    ValueError
+        If ``name`` is not one of the course's data files.
+    DataNotFoundError, DataIntegrityError
+        As for the loaders.
+
+    Examples
+    --------
+    >>> path = data_path("mnist/train-images-idx3-ubyte.gz")  # doctest: +SKIP
+    >>> gzip.open(path).read(4)  # doctest: +SKIP
+    b'\\x00\\x00\\x08\\x03'
+
+    Lesson 01 (the IDX file format).
+    """
+    if not isinstance(name, str) or name not in _URLS:
+        raise ValueError(f"name must be one of {sorted(_URLS)}, got {name!r}.")
+    return _fetch(name)
+
+
 # --------------------------------------------------------------------------- #
 # Loaders
 # --------------------------------------------------------------------------- #
@@ -656,6 +695,69 @@ def load_mnist(split, n=None):
         raise DataIntegrityError(
             f"MNIST {split}: {len(images)} images but {len(labels)} labels.")
     return images, labels
+
+
+def deskew(images):
+    """Remove the slant of handwritten digits with a shear computed from image moments.
+
+    With the ink's centre of mass (r̄, c̄) and second moments var(r) and cov(r, c) of
+    each image (pixel values as weights), the slant is s = cov(r, c) / var(r) columns
+    per row. The output pixel (r, c) reads the input at row r + r̄ − r_mid and column
+    c + c̄ − c_mid + s (r − r_mid), with bilinear interpolation (zero outside the
+    image): the ink gets no slant and its centre of mass moves to the middle
+    (r_mid, c_mid) of the frame. An image without ink is returned unchanged.
+
+    Parameters
+    ----------
+    images : array-like of shape (n, height, width) or (height, width)
+        Grey levels, ink > 0 (e.g. MNIST's uint8 pixels).
+
+    Returns
+    -------
+    ndarray of float64, same shape as ``images``
+
+    Examples
+    --------
+    >>> img = np.zeros((9, 9)); img[range(1, 8), range(1, 8)] = 1.0  # a stroke at 45°
+    >>> np.round(deskew(img)[:, 4], 2)  # upright: all its ink in the middle column
+    array([0., 1., 1., 1., 1., 1., 1., 1., 0.])
+
+    Lesson 07 (MNIST); the moment-based deskewing of LeCun et al. (1998).
+    """
+    X = np.asarray(images, dtype=np.float64)
+    single = X.ndim == 2
+    X = X[None] if single else X
+    if X.ndim != 3 or 0 in X.shape:
+        raise ValueError(f"images must have shape (n, height, width) or (height, width), got {np.shape(images)}.")
+    if not np.all(np.isfinite(X)):
+        raise ValueError("images contain NaN or infinite values.")
+    _, H, W = X.shape
+    r, c = np.arange(H, dtype=np.float64), np.arange(W, dtype=np.float64)
+    total = X.sum((1, 2))
+    ink = total > 0
+    total = np.where(ink, total, 1.0)
+    r0, c0 = X.sum(2) @ r / total, X.sum(1) @ c / total
+    dr, dc = r[None, :, None] - r0[:, None, None], c[None, None, :] - c0[:, None, None]
+    var_r, cov = (dr * dr * X).sum((1, 2)), (dr * dc * X).sum((1, 2))
+    slant = np.where(var_r > 0, cov / np.where(var_r > 0, var_r, 1.0), 0.0)
+    mid_r, mid_c = (H - 1) / 2, (W - 1) / 2
+    rows = _shift_last(X.transpose(0, 2, 1), (r0 - mid_r)[:, None, None]).transpose(0, 2, 1)
+    out = _shift_last(rows, (c0 - mid_c)[:, None, None] + slant[:, None, None] * (r - mid_r)[None, :, None])
+    out[~ink] = X[~ink]
+    return out[0] if single else out
+
+
+def _shift_last(A, shift):
+    """out[..., j] = A[..., j + shift] along the last axis, linear interpolation, 0 outside."""
+    W = A.shape[-1]
+    pos = np.arange(W) + shift
+    lo = np.floor(pos)
+    f = pos - lo
+    lo = lo.astype(np.int64)
+    P = np.pad(A, [(0, 0)] * (A.ndim - 1) + [(1, 1)])  # P[..., k + 1] = A[..., k]
+    left = np.take_along_axis(P, np.clip(lo + 1, 0, W + 1), -1)
+    right = np.take_along_axis(P, np.clip(lo + 2, 0, W + 1), -1)
+    return (1.0 - f) * left + f * right
 
 
 def _read_utf8(path):

@@ -6,6 +6,7 @@ a test serves a copy of a staged file itself (file:// or an http.server on 127.0
 
 import functools
 import gzip
+import hashlib
 import http.server
 import os
 import shutil
@@ -130,27 +131,52 @@ def test_quiz_transform_rescales_and_appends_ones():
         datasets.quiz_transform([1.0, 2.0])
 
 
-def _perceptron_no_intercept(X, y, max_epochs=1000):
-    """Learning rate 1, zero start, no shuffle; mistake when y (w . x) <= 0."""
-    w = np.zeros(X.shape[1])
-    for _ in range(max_epochs):
-        mistakes = 0
-        for xi, yi in zip(X, y, strict=True):
-            if yi * (w @ xi) <= 0:
-                w += yi * xi
-                mistakes += 1
-        if mistakes == 0:
-            return w
-    raise AssertionError("the perceptron did not converge")
+def test_quiz_points_values_and_dtypes():
+    X, y = datasets.quiz_points()
+    assert X.shape == (20, 2) and X.dtype == np.float64
+    assert y.shape == (20,) and y.dtype == np.int64 and set(np.unique(y)) == {-1, 1}
+    # the first and last rows of kpcourse/data/quiz_perceptron.csv, digit for digit
+    np.testing.assert_array_equal(X[0], [-1.09066101, -0.86272135])
+    np.testing.assert_array_equal(X[-1], [1.36318734, 1.76276714])
+    np.testing.assert_array_equal(y, [1, -1, 1, -1, 1, 1, 1, -1, 1, 1, 1, -1, -1, -1, -1, -1, 1, -1, 1, -1])
+    X[0, 0] = 99.0
+    assert datasets.quiz_points()[0][0, 0] != 99.0, "each call must return fresh arrays"
 
 
 def test_quiz_points_reproduce_the_known_weights():
-    if not hasattr(datasets, "quiz_points"):
-        pytest.skip("quiz_points() is not available yet: the quiz's 20 points were not found")
+    """The quiz's own recipe, written out here independently of kpcourse.perceptron.
+
+    x <- (x + 0.94) / 1.3 with a constant 1 appended (quiz_transform), w = 0, eta = 1,
+    points in file order, ``if y w.x <= 0: w += y x``: the quiz's graded answer is
+    w = (-1.26035052, -1.21318978, 2) and its third epoch (index 2) makes no mistake.
+    """
     X, y = datasets.quiz_points()
-    assert X.shape == (20, 2) and set(np.unique(y)) <= {-1, 1}
-    w = _perceptron_no_intercept(datasets.quiz_transform(X), y)
-    np.testing.assert_allclose(w, [-1.26035052, -1.21318978, 2.0], atol=1e-8)
+    Xt = datasets.quiz_transform(X)
+    w = np.zeros(3)
+    mistakes_per_epoch = []
+    for _ in range(35):  # the quiz's own epoch budget
+        mistakes = 0
+        for xi, yi in zip(Xt, y, strict=True):
+            if yi * (w @ xi) <= 0:
+                w += 1.0 * yi * xi
+                mistakes += 1
+        mistakes_per_epoch.append(mistakes)
+        if mistakes == 0:
+            break
+    assert len(mistakes_per_epoch) == 3 and mistakes_per_epoch[2] == 0, mistakes_per_epoch
+    assert min(mistakes_per_epoch[:2]) > 0, mistakes_per_epoch
+    np.testing.assert_allclose(w, [-1.26035052, -1.21318978, 2.0], rtol=0, atol=1e-8)
+    np.testing.assert_array_equal(np.sign(Xt @ w), y)  # the quiz's second assertion
+
+
+def test_quiz_points_ship_inside_the_package():
+    import importlib.resources
+
+    data = importlib.resources.files("kpcourse") / "data" / "quiz_perceptron.csv"
+    assert data.is_file()
+    assert hashlib.sha256(data.read_bytes()).hexdigest().startswith("9f6d5c700c49ad9e")
+    pyproject = (Path(__file__).resolve().parents[1] / "pyproject.toml").read_text()
+    assert '"data/quiz_perceptron.csv"' in pyproject, "the CSV must be declared as package data"
 
 
 # --------------------------------------------------------------------------- #
@@ -515,3 +541,22 @@ def test_last_chapter_of_pride_and_prejudice_ends_with_the_novel(shared_data, mo
     last = datasets.chapters(datasets.load_text("pride_and_prejudice"))[-1]
     assert last.endswith("the means of uniting them.")
     assert "CHISWICK" not in last
+
+
+def test_data_path_returns_the_verified_file(data_env):
+    path = datasets.data_path("mnist/t10k-labels-idx1-ubyte.gz")
+    assert path == data_env / T10K_LABELS
+    with gzip.open(path, "rb") as f:
+        assert struct.unpack(">II", f.read(8)) == (2049, 10_000)   # IDX magic, number of labels
+    assert datasets.data_path(BANKNOTE).is_file()
+
+
+@pytest.mark.parametrize("name", ["mnist/nope.gz", "../etc/passwd", None])
+def test_data_path_rejects_unknown_names(name):
+    with pytest.raises(ValueError, match="name must be one of"):
+        datasets.data_path(name)
+
+
+def test_data_path_reports_a_missing_file_offline():
+    with pytest.raises(DataNotFoundError):
+        datasets.data_path(BANKNOTE)

@@ -50,7 +50,13 @@ def test_honest_code_passes(sources):
     (["import kpcourse.perceptron as p\nnp.dot = p.Perceptron", "def train(X, y):\n    return np.dot(X, y)"],
      "kpcourse.perceptron.Perceptron"),
     (["def train(X, y):\n    import importlib\n    return importlib.import_module('kpcourse.perceptron')"], "importlib"),
-    (["def train(X, y):\n    return getattr(np, 'dot')(X, y)"], "getattr"),
+    (["def train(X, y, name='dot'):\n    return getattr(np, name)(X, y)"], "getattr"),
+    (["import kpcourse.perceptron as m\ndef train(X, y):\n    return getattr(m, 'Perceptron')().fit(X, y)"],
+     "calling kpcourse.perceptron.Perceptron"),
+    (["def train(X, y):\n    import importlib\n    return importlib.import_module('sklearn.svm').SVC()"],
+     "calling sklearn.svm"),
+    (["def train(X, y):\n    import helper_i_wrote\n    return helper_i_wrote.train(X, y)"], "import helper_i_wrote"),
+    (["def train(X, y):\n    import __main__\n    return __main__.reference(X, y)"], "import __main__"),
     (["def train(X, y):\n    return X.__class__.__subclasses__()"], "__class__"),
     (["exec(open('solution.py').read())", HONEST], "exec"),
     (["import builtins\nbuiltins.isinstance = lambda *a: True", HONEST], "builtins"),
@@ -60,7 +66,8 @@ def test_honest_code_passes(sources):
     (["from kpcourse.perceptron import *", HONEST], "import *"),
     (["def train(X, y):\n    return np.load('ref.npy', allow_pickle=True)"], "allow_pickle"),
     (["def train(X, y):\n    import torch\n    return torch.load('model.pt')"], "torch.load"),
-    (["train = __import__('kpcourse.perceptron').perceptron.Perceptron"], "__import__"),
+    (["train = __import__('kpcourse.perceptron').perceptron.Perceptron"], "kpcourse.perceptron"),
+    (["train = __import__('kpcourse' + '.perceptron')"], "__import__"),
 ])
 def test_forbidden_references_and_escapes_cost_the_credit(sources, expected):
     problems = verdict(sources, what="the training loop")
@@ -87,3 +94,17 @@ def test_loops_follow_helpers():
                        "def vectorised(X, Z):\n    return X @ Z.T"], CONTEXT)
     assert program.loops(["gram"]) == ["helper"]
     assert program.loops(["vectorised"]) == []
+
+
+def test_what_top_level_code_runs_decides_how_far_an_escape_reaches():
+    graded = "def predict(X):\n    return X"
+    reading = "def train(X, y, name='dot'):\n    return getattr(np, name)(X, y)"
+    mutating = "def train(X, y):\n    exec('w = 1')\n    return X"
+    # a function with an escape costs its own exercise; called by top-level code, an escape that
+    # could redefine other names (exec) costs every exercise, one that only reads does not
+    for escape, spreads in ((reading, False), (mutating, True)):
+        program = Program([graded, escape, "train(X4, y4)"], CONTEXT)
+        assert program.verdict(["train"], FORBIDDEN)
+        assert bool(program.verdict(["predict"], FORBIDDEN)) == spreads
+        quiet = Program([graded, escape], CONTEXT)
+        assert quiet.verdict(["predict"], FORBIDDEN) == []

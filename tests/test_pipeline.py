@@ -16,7 +16,24 @@ check every grade. Cases that every assignment gets:
 - ``edited-tests``: locked test cells replaced by ``pass`` → original tests run → 0;
 - ``deleted-tests``: locked test cells deleted, solutions in → original tests put
   back → full marks;
-plus the common mistakes and the reference-call case of ``tests/golden/<a>.py``.
+
+and the adversarial cases (the student's cells only; every autograded cell must get 0):
+
+- ``patch-helpers``: functions return None; the first solution cell first replaces the
+  ``kpcourse.checks`` helpers, ``numpy.testing`` and builtins with no-ops;
+- ``swallow-errors``: an IPython custom exception handler and ``sys.excepthook`` that
+  swallow every error, functions return None;
+- ``fake-pass``: each solution cell prints the success messages, functions return None;
+- ``steal-solutions``: the first solution cell looks for the instructor's source
+  notebooks, grader files and gradebook (relative to the working folder, absolute, under
+  ``$HOME``, walking up from ``cwd`` and from ``kpcourse.__file__``, the real course
+  folders) and executes the solution cells it finds; it must find nothing (``STOLEN=0``);
+- ``tamper``: tries to overwrite grader files, source notebooks and the gradebook so
+  that the next student is graded wrongly; nothing may change (``TAMPERED=0``);
+- ``kill-grader``: signals its parent and its process group; grading goes on;
+- ``exec-reference``: reads the package's perceptron source and ``exec``-s it;
+
+plus the common mistakes and the reference-call cases of ``tests/golden/<a>.py``.
 """
 
 from __future__ import annotations
@@ -102,6 +119,108 @@ class Assignment:
         return nb
 
 
+def _stubs(code, body="return None"):
+    """``def name(*args, **kwargs): return None`` for every function a solution cell defines."""
+    import ast
+
+    names = [n.name for n in ast.parse(code).body if isinstance(n, ast.FunctionDef)]
+    return "\n".join(f"def {n}(*args, **kwargs):\n    {body}\n" for n in names) or "pass"
+
+
+def _attack(a: Assignment, first, others=None):
+    """The release with the first solution cell = ``first`` + stubs, the others stubs (or ``others``)."""
+    replace = {}
+    for gid, code in a.solutions.items():
+        stub = _stubs(code)
+        replace[gid] = (first + "\n\n" + stub) if gid == a.first else (others or stub)
+    return a.submission(replace=replace)
+
+
+_PATCH = """import builtins
+import numpy.testing
+import kpcourse.checks as _checks
+for _name in dir(_checks):
+    if not _name.startswith("__"):
+        setattr(_checks, _name, lambda *args, **kwargs: None)
+for _name in dir(numpy.testing):
+    if _name.startswith("assert"):
+        setattr(numpy.testing, _name, lambda *args, **kwargs: None)
+builtins.isinstance = lambda *args: True
+builtins.AssertionError = type("AssertionError", (Exception,), {})
+builtins.print = lambda *args, **kwargs: None"""
+
+_SWALLOW = """import sys
+get_ipython().set_custom_exc((BaseException,), lambda *args, **kwargs: None)
+sys.excepthook = lambda *args: None"""
+
+_FAKE = 'print("Visible tests passed.")\nprint("All tests passed: the visible tests and the hidden ones.")'
+
+
+def _steal(guesses):
+    return f"""import glob, json, os, pathlib
+import kpcourse
+_found = set()
+_starts = [os.getcwd(), os.path.dirname(kpcourse.__file__), os.path.expanduser("~"), "/tmp", "/root",
+           "/srv/nbgrader", *{guesses!r}]
+for _s in _starts:
+    _p = pathlib.Path(_s)
+    for _up in [_p, *_p.parents]:
+        for _pat in ("source/*/*.ipynb", "source/*/grader.py", "gradebook.db", "*/source/*/*.ipynb",
+                     "*/gradebook.db", "submitted/*/*/*.ipynb", "*/*/source/*/grader.py"):
+            _found.update(glob.glob(str(_up / _pat)))
+for _dir, _subdirs, _files in os.walk("/"):
+    if _dir.count("/") >= 4 or _dir.startswith(("/proc", "/sys", "/usr", "/dev")):
+        _subdirs[:] = []
+    _found.update(os.path.join(_dir, f) for f in _files if f in ("gradebook.db", "grader.py"))
+print("STOLEN=%d" % len(_found))
+for _f in sorted(_found):
+    if _f.endswith(".ipynb"):
+        for _c in json.load(open(_f))["cells"]:
+            _src = "".join(_c["source"])
+            if "BEGIN SOLUTION" in _src:
+                exec(_src, globals())"""
+
+
+def _tamper(guesses):
+    return _steal(guesses).replace("exec(_src, globals())", "pass") + """
+_t = 0
+for _f in sorted(_found):
+    try:
+        with open(_f, "a") as _out:
+            _out.write("\\n# tampered\\n")
+        _t += 1
+    except OSError:
+        pass
+print("TAMPERED=%d" % _t)"""
+
+
+_KILL = """import os, signal
+for _pid in (os.getppid(),):
+    try:
+        os.kill(_pid, signal.SIGKILL)
+    except OSError:
+        pass
+os.killpg(os.getpgid(0), signal.SIGKILL)"""
+
+_EXEC_REFERENCE = """import kpcourse.perceptron
+_ns = {}
+exec(open(kpcourse.perceptron.__file__).read(), _ns)
+Perceptron = _ns["Perceptron"]"""
+
+
+def adversarial_cases(a: Assignment, guesses):
+    zero = {g: 0.0 for g in a.auto}
+    return {
+        "patch-helpers": (_attack(a, _PATCH), zero, None),
+        "swallow-errors": (_attack(a, _SWALLOW), zero, None),
+        "fake-pass": (_attack(a, _FAKE), zero, None),
+        "steal-solutions": (_attack(a, _steal(guesses), others="pass"), zero, "STOLEN=0"),
+        "tamper": (_attack(a, _tamper(guesses)), zero, "TAMPERED=0"),
+        "kill-grader": (a.submission(replace={a.first: _KILL + "\n\n" + a.solutions[a.first]}), zero, None),
+        "exec-reference": (_attack(a, _EXEC_REFERENCE), zero, None),
+    }
+
+
 def generic_cases(a: Assignment):
     others = [g for ex, tests in a.exercises.items() if ex != a.first for g in tests]
     first_tests = a.exercises[a.first]
@@ -149,13 +268,19 @@ def course(tmp_path_factory):
         for case, spec in golden_cases(name).items():
             cases[case] = (a.submission(replace=spec["replace"]), spec.get("expect", {}))
             messages[(case, name)] = spec.get("message")
+        for case, (nb, expect, message) in adversarial_cases(a, [str(ROOT), str(root)]).items():
+            cases[case] = (nb, expect)
+            messages[(case, name)] = message
         for case, (nb, expect) in cases.items():
             folder = root / "submitted" / case / name
             folder.mkdir(parents=True)
             nbformat.write(nb, folder / f"{name}.ipynb")
             expected[(case, name)] = {g: expect.get(g, pts) for g, pts in a.auto.items()}
     before = {p: _digest(p) for p in (root / "submitted").rglob("*.ipynb")}
+    before.update({p: _digest(p) for base in (root, ROOT) for sub in ("source", "release") for a in ASSIGNMENTS
+                   for p in (base / sub / a).rglob("*") if p.is_file() and "__pycache__" not in p.parts})
     os.environ["KPCOURSE_CELL_TIMEOUT"] = str(TIMEOUT)
+    os.environ.setdefault("KPCOURSE_ISOLATION", "require")  # adversarial cases need the sandbox
     start = time.monotonic()
     try:
         results = grading.autograde(root, jobs=os.cpu_count(), log=lambda *a: None)
@@ -286,7 +411,11 @@ def _grades(root, case, name):
 def _cases():
     return [(case, name) for name in ASSIGNMENTS
             for case in ["solution", "release", "first-cell-raises", "loop", "swallow", "edited-tests",
-                         "deleted-tests", *golden_cases(name)]]
+                         "deleted-tests", *golden_cases(name), *ADVERSARIAL]]
+
+
+ADVERSARIAL = ("patch-helpers", "swallow-errors", "fake-pass", "steal-solutions", "tamper", "kill-grader",
+               "exec-reference")
 
 
 @pytest.mark.parametrize("case,name", _cases())
@@ -309,6 +438,11 @@ def test_golden_submission_grades(course, case, name):
 UNFILLED = {"release", "edited-tests", "first-cell-raises"}  # written answers left blank
 
 
+def test_every_submission_was_isolated(course):
+    """The grading sandbox ran for every submission (CI installs bubblewrap)."""
+    assert all(r["isolated"] for r in course["results"]), [r for r in course["results"] if not r["isolated"]]
+
+
 def _outputs(path):
     nb = nbformat.read(path, as_version=4)
     parts = []
@@ -324,7 +458,7 @@ def test_loops_are_bounded_and_nothing_is_deleted(course):
             # timeout + IOPub wait + restart + replay, never the whole notebook stuck
             assert r["seconds"] < 6 * TIMEOUT + 60, r
     for path, digest in course["before"].items():
-        assert _digest(path) == digest, f"{path} was changed by grading"
+        assert _digest(path) == digest, f"{path} was changed by grading (or by a submission)"
     for name in ASSIGNMENTS:
         assert (course["root"] / "autograded" / "swallow" / name / f"{name}.ipynb").exists()
 

@@ -77,12 +77,18 @@ try:
     results.append("network")
 except OSError:
     results.append("no network")
-open("mine.txt", "w").write("ok")
+for target in ("mine.py", "/tmp/mine.txt"):
+    try:
+        open(target, "w").write("x = 1")
+        results.append("wrote " + target)
+    except OSError:
+        results.append("refused " + target)
 print(results)
 """
     result, text, work = _run(tmp_path, code)
-    assert "wrote" not in text and "no network" in text, text
-    assert (work / "run" / "mine.txt").read_text() == "ok"
+    assert "no network" in text, text
+    assert "wrote /tmp/mine.txt" in text and text.count("wrote") == 1, text  # only its own /tmp
+    assert not (work / "run" / "mine.py").exists()
 
 
 def test_killing_everything_inside_leaves_the_grader_running(bwrap, tmp_path):

@@ -105,8 +105,10 @@ def bwrap_command(workdir, argv, env):
     cmd += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--dir", "/tmp/home"]
     for d in _python_dirs() + _data_dirs():
         cmd += ["--ro-bind", d, d]
+    # the kernel's working folder (first on its sys.path) is read-only: no module can be written
+    # there and then imported unread by the grader's source analysis
     cmd += ["--bind", str(workdir), INSIDE, "--ro-bind", str(Path(workdir) / "in"), f"{INSIDE}/in",
-            "--chdir", f"{INSIDE}/run"]
+            "--ro-bind", str(Path(workdir) / "run"), f"{INSIDE}/run", "--chdir", f"{INSIDE}/run"]
     for k, v in env.items():
         cmd += ["--setenv", k, v]
     return cmd + list(argv)

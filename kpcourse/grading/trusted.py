@@ -112,7 +112,7 @@ class TrustedExecute(NbGraderPreprocessor):
 
         workdir = Path(tempfile.mkdtemp(prefix="kpcourse-sandbox-"))
         try:
-            result = self._run(nb, resources, cells, workdir)
+            result = self._run(nb, cells, workdir, source_dir)
             verdicts = {}
             for index, cell in enumerate(nb.cells):
                 if cell.cell_type != "code":
@@ -140,7 +140,7 @@ class TrustedExecute(NbGraderPreprocessor):
         return nb, resources
 
     # ------------------------------------------------------------------ steps
-    def _run(self, nb, resources, cells, workdir):
+    def _run(self, nb, cells, workdir, source_dir):
         """Run the notebook (test cells replaced by answer calls) in the sandbox."""
         (workdir / "in").mkdir()
         (workdir / "run").mkdir()
@@ -155,9 +155,9 @@ class TrustedExecute(NbGraderPreprocessor):
             if cell.cell_type == "code":
                 cell.outputs = []
         nbformat.write(run_nb, workdir / "in" / "notebook.ipynb")
-        here = Path(resources.get("metadata", {}).get("path") or ".")
-        for f in here.iterdir() if here.is_dir() else []:  # files released with the assignment
-            if f.is_file() and f.suffix != ".ipynb" and f.name not in (GRADER_FILE, SUMMARY):
+        # the files released with the assignment (from source/, never files a student added)
+        for f in sorted(source_dir.iterdir()):
+            if f.is_file() and f.suffix not in (".ipynb", ".pyc") and f.name not in (GRADER_FILE, SUMMARY):
                 shutil.copy2(f, workdir / "run" / f.name)
         n_code = sum(c.cell_type == "code" for c in nb.cells)
         result = sandbox.run_notebook("notebook.ipynb", workdir, self.timeout,

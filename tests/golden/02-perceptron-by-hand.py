@@ -92,4 +92,52 @@ def train(X, y, learning_rate=1.0, max_epochs=100):
         "message": "this exercise asks you to write the training loop yourself; calling "
                    "kpcourse.perceptron.Perceptron gets no credit",
     },
+    # The same reference reached by importlib, getattr on the module, or exec of its file.
+    "reference-importlib": {
+        "replace": {"ex1-predict": '''def predict(w, b, X):
+    import importlib
+    ref = importlib.import_module("kpcourse.perceptron")
+    clf = ref.Perceptron()
+    clf.coef_, clf.intercept_ = w, b
+    return clf.predict(X)
+'''},
+        "expect": {"ex1-predict-tests": 0, "ex1-predict-tests-zero": 0},
+        "message": "uses `importlib",
+    },
+    "reference-getattr": {
+        "replace": {"ex3-train": '''import kpcourse.perceptron as module
+
+
+def train(X, y, learning_rate=1.0, max_epochs=100):
+    cls = getattr(module, "Percep" + "tron")
+    clf = cls(learning_rate=learning_rate, max_epochs=max_epochs).fit(X, y)
+    return clf.coef_, clf.intercept_, clf.trace_
+'''},
+        "expect": {"ex3-train-tests-trace": 0, "ex3-train-tests-result": 0, "ex3-train-tests-stop": 0},
+        "message": "uses `getattr`",
+    },
+    "reference-exec-file": {
+        "replace": {"ex3-train": '''def train(X, y, learning_rate=1.0, max_epochs=100):
+    import kpcourse
+    path = kpcourse.__path__[0] + "/perceptron.py"
+    namespace = {}
+    exec(open(path).read(), namespace)
+    clf = namespace["Perceptron"](learning_rate=learning_rate, max_epochs=max_epochs).fit(X, y)
+    return clf.coef_, clf.intercept_, clf.trace_
+'''},
+        "expect": {"ex3-train-tests-trace": 0, "ex3-train-tests-result": 0, "ex3-train-tests-stop": 0},
+        "message": "which the grader cannot check",
+    },
+    "reference-sklearn": {
+        "replace": {"ex1-predict": '''from sklearn.linear_model import Perceptron as SkPerceptron
+
+
+def predict(w, b, X):
+    clf = SkPerceptron()
+    clf.coef_, clf.intercept_, clf.classes_ = np.array([w]), np.array([b]), np.array([-1, 1])
+    return clf.predict(X)
+'''},
+        "expect": {"ex1-predict-tests": 0, "ex1-predict-tests-zero": 0},
+        "message": "calling sklearn.linear_model.Perceptron gets no credit",
+    },
 }

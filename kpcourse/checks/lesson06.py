@@ -1,0 +1,525 @@
+"""Checks of assignment 06 (Gram matrices at scale): a tiled RBF Gram matrix, training with
+decision values updated per mistake, and a storage plan (precision and tile) under a budget.
+
+Each ``diagnose_*`` runs fixed probes on the student's function and names the likely
+mistake; ``*_tests(aspect)`` returns the same probes as :class:`~._core.Test` objects,
+which the grader replays on the student's answers. The expected outputs and the
+outputs of common mistakes are data (``data/lesson06.json``, written from the grader's
+references); no kernel, perceptron or storage rule lives here.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from kpcourse.checks._core import (
+    Call, Test, _memory, check_close, check_shape, expect_raises, fail, fmt, load_data, run, same, unpack,
+)
+
+__all__ = ["peak_memory", "diagnose_tiled_gram", "diagnose_incremental", "diagnose_storage",
+           "tiled_tests", "incremental_tests", "storage_tests", "memory_allowance", "STORAGE_TABLE"]
+
+GiB = 2**30
+
+#: The storage precisions of Exercise 3, most precise first: name, bytes per value, largest
+#: finite value (numpy.finfo / torch.finfo). bfloat16 keeps 8 significant bits, float16 11.
+STORAGE_TABLE = (("float64", 8, 1.7976931348623157e308), ("float32", 4, 3.4028234663852886e38),
+                 ("float16", 2, 65504.0), ("bfloat16", 2, 3.3895313892515355e38))
+
+
+def _far_points():
+    rng = np.random.default_rng(6)
+    far = 1e4 + rng.normal(size=(40, 30))
+    return np.vstack([far, far[:20] + 1e-3 * rng.normal(size=(20, 30))]), far.copy()
+
+
+def _memory_points():
+    rng = np.random.default_rng(16)
+    return rng.normal(size=(800, 20)), rng.normal(size=(700, 20))
+
+
+_FAR_X, _FAR_Z = _far_points()
+_MEM_X, _MEM_Z = _memory_points()
+
+#: The probes (inputs only).
+PROBES = {
+    "tiled_X": np.array([[0.0, 1.0, 2.0], [1.0, -1.0, 0.5], [2.0, 0.0, 0.0], [-1.0, 0.5, 1.5],
+                         [0.5, 0.5, -0.5], [3.0, 1.0, -1.0], [0.0, 0.0, 0.0]]),
+    "tiled_Z": np.array([[1.0, 0.0, 1.0], [0.0, 1.0, 2.0], [-2.0, 1.0, 0.0], [0.5, -0.5, 1.0], [1.0, 1.0, 1.0]]),
+    "tiled_sigma": 1.5,
+    # nearly identical points far from the origin (||x||^2 about 3e9), a narrow kernel
+    "far_X": _FAR_X, "far_Z": _FAR_Z, "far_sigma": 0.01,
+    # the memory probe: K is 800 x 700 (4.5 MB); rows whose values are checked
+    "memory_X": _MEM_X, "memory_Z": _MEM_Z, "memory_sigma": 4.0, "memory_budgets": (1_000_000, 300_000),
+    "memory_rows": np.array([0, 1, 400, 798, 799]),
+    # Exercise 2: far from the origin and separable through it (the bias never decides) ...
+    "counts_X": 10.0 * np.array([[1.0, 3.0], [2.0, 3.0], [-2.0, -1.0], [-2.0, -2.0], [-2.0, 3.0], [0.0, 2.0]]),
+    "counts_y": np.array([1, 1, -1, -1, -1, 1]),
+    # ... and lesson 03's probe, where the bias matters
+    "bias_X": np.array([[2.0, 3.0], [0.0, 1.0], [0.0, 3.0], [0.0, 0.0], [1.0, 1.0]]),
+    "bias_y": np.array([1, -1, 1, -1, -1]),
+    # Exercise 3: (n, d, max_value, max_bytes) per aspect
+    "storage": {
+        "memory": ((30_000, 784, 418.0, 8 * GiB), (60_000, 784, 418.0, 8 * GiB),
+                   (10_000, 100, 1.0, 500_000_000), (2_000, 50, 1.0, 32_000_100),
+                   (100_000, 784, 1.0, 8 * GiB), (3_000, 10, 1.0, 300_000_000)),
+        "overflow": ((60_000, 784, 9.838e8, 8 * GiB), (60_000, 784, 65504.0, 8 * GiB),
+                     (20_000, 784, 1e39, 2_000_000_000), (5_000, 784, 1e39, 10**9),
+                     (1_000, 10, float("inf"), 10**9)),
+        "tile": ((5_000, 784, 1.0, 250_000_000), (1_000, 10, 1.0, 10**9),
+                 (10_000, 100, 1.0, 500_000_000), (30_000, 784, 418.0, 8 * GiB)),
+    },
+}
+_DATA = None
+
+
+def _data():
+    global _DATA
+    if _DATA is None:
+        _DATA = load_data("lesson06")
+    return _DATA
+
+
+def peak_memory(func, *args, **kwargs):
+    """Call ``func(*args, **kwargs)``; return its result and the peak of new memory it allocated.
+
+    Measured with :mod:`tracemalloc`, which sees NumPy's (and Python's) allocations
+    but not torch's: the peak, during the call, of traced memory above what was
+    allocated before it — the returned array included. The tests measure the same way.
+
+    Returns
+    -------
+    result : object
+    peak : int
+        Bytes.
+
+    Lesson 06 (Gram matrices at scale).
+    """
+    with _memory(True) as measured:
+        result = func(*args, **kwargs)
+    return result, measured["peak"]
+
+
+def memory_allowance(n, m, d, max_bytes):
+    """Bytes a tiled Gram routine may allocate besides its result K (n x m) for inputs with d columns.
+
+    The budget ``max_bytes`` for the temporaries, plus float64 copies of X and Z with
+    room for their norms, plus 64 KiB of slack for small objects.
+    """
+    return max_bytes + 8 * (n + m) * (d + 4) + 65536
+
+
+# ------------------------------------------------------------- Exercise 1
+_TILED_HINTS = {  # common mistakes (data/lesson06.json holds their K on the values probe)
+    "sigma2": "your exponent is -‖x − z‖²/σ²; the RBF kernel divides by 2σ²",
+    "gamma": "you used sigma as γ: K = exp(-‖x − z‖² / (2σ²))",
+    "two_sigma": "you divided by 2σ instead of 2σ²: K = exp(-‖x − z‖² / (2σ²))",
+    "distance": "you used the distance ‖x − z‖, not its square",
+    "cross_sign": "the cross term has the wrong sign: ‖x − z‖² = ‖x‖² − 2 x·z + ‖z‖²",
+    "squared_distances": "you returned the squared distances; K = exp(-‖x − z‖² / (2σ²))",
+}
+
+
+def _tiled_text(X, Z, sigma, max_bytes):
+    return f"tiled_rbf_gram(X={fmt(X)}, Z={fmt(Z)}, sigma={sigma:g}, max_bytes={max_bytes})"
+
+
+def unpack_gram(answer):
+    """K from an answer of ``tiled_rbf_gram``, as a float array of the right shape."""
+    __tracebackhide__ = True
+    X, Z = answer.call.args[0], answer.call.args[1]
+    K = answer.get()
+    check_shape(K, (len(X), len(Z)), f"tiled_rbf_gram for X of shape {X.shape} and Z of shape {Z.shape}")
+    try:
+        return np.asarray(K, dtype=float)
+    except (TypeError, ValueError):
+        raise AssertionError("tiled_rbf_gram should return an array of numbers") from None
+
+
+def tiled_tests(aspect="all"):
+    """Tests of ``tiled_rbf_gram(X, Z, sigma, max_bytes)``: ``"values"``, ``"clamp"``, ``"memory"``."""
+    P, tests = PROBES, []
+    X, Z, sigma = P["tiled_X"], P["tiled_Z"], P["tiled_sigma"]
+    m = len(Z)
+    if aspect in ("all", "values"):
+        calls = [Call("tiled_rbf_gram", X, Z, sigma, b) for b in (4 * 8 * m, 3 * 4 * 8 * m, 10**6)]
+        calls += [Call("tiled_rbf_gram", X, Z[:, :2], sigma, 10**6),
+                  Call("tiled_rbf_gram", X, Z, sigma, 4 * 8 * m - 1)]
+        tests.append(Test(calls, _judge_values))
+    if aspect in ("all", "clamp"):
+        tests.append(Test([Call("tiled_rbf_gram", P["far_X"], P["far_Z"], P["far_sigma"], 10**6)], _judge_clamp))
+    if aspect in ("all", "memory"):
+        # Call.measured: the peak comes from tracemalloc in the student's process (the one
+        # figure that process reports about itself; the values are checked here as usual)
+        calls = [Call.measured("tiled_rbf_gram", P["memory_X"], P["memory_Z"], P["memory_sigma"], b)
+                 for b in P["memory_budgets"]]
+        tests.append(Test(calls, _judge_memory, time_limit=20.0))
+    return tests
+
+
+def gram_problem(K, expected, mistakes, X, Z, sigma, max_bytes):
+    """What is wrong with ``K`` (``None`` when it equals ``expected``), named from the mistakes' outputs."""
+    if same(K, expected, rtol=1e-9, atol=1e-12):
+        return None
+    for key, value in mistakes.items():
+        if same(K, value, rtol=1e-9, atol=1e-12):
+            return _TILED_HINTS[key]
+    bad_rows = np.flatnonzero(~np.isclose(K, expected, rtol=1e-9, atol=1e-12).all(1))
+    if len(bad_rows) and bad_rows[0] > 0 and np.array_equal(bad_rows, np.arange(bad_rows[0], len(K))):
+        return (f"rows {bad_rows[0]} to {len(K) - 1} of K are wrong (max_bytes={max_bytes}): does your "
+                "loop cover the last, shorter block of rows, and write each block to its own rows?")
+    try:
+        check_close(K, expected, _tiled_text(X, Z, sigma, max_bytes), rtol=1e-9, atol=1e-12)
+    except AssertionError as exc:
+        return str(exc)
+    return None
+
+
+def _judge_values(answers):
+    __tracebackhide__ = True
+    P, d, problems = PROBES, _data()["tiled"], []
+    X, Z, sigma = P["tiled_X"], P["tiled_Z"], P["tiled_sigma"]
+    m = len(Z)
+    for a in answers[:3]:
+        problem = gram_problem(unpack_gram(a), d["K"], d["mistakes"], X, Z, sigma, a.call.args[3])
+        if problem:
+            problems.append(problem)
+            break
+    whys = ("X has 3 columns and Z has 2",
+            f"max_bytes={4 * 8 * m - 1} cannot hold one row of temporaries (4 * 8 * m = {4 * 8 * m} bytes "
+            f"for m={m})")
+    for a, why in zip(answers[3:], whys, strict=True):
+        try:
+            expect_raises(a, "ValueError", why)
+        except AssertionError as exc:
+            problems.append(str(exc))
+    fail("tiled_rbf_gram", problems)
+
+
+def _judge_clamp(answers):
+    __tracebackhide__ = True
+    K, problems = unpack_gram(answers[0]), []
+    if not np.all(np.isfinite(K)):
+        problems.append("K contains NaN or infinite values for points far from the origin")
+    elif K.max() > 1.0:
+        problems.append(f"K has values above 1 (the largest is {K.max():.12g}) for nearly identical points "
+                        "far from the origin: ‖x‖² − 2 x·z + ‖z‖² can come out slightly negative by "
+                        "rounding, and exp of a positive number exceeds 1; clamp the squared distances at 0")
+    elif K.min() < 0:
+        problems.append("K has negative values: exp(...) is never negative")
+    fail("tiled_rbf_gram", problems)
+
+
+def _judge_memory(answers):
+    __tracebackhide__ = True
+    P, problems = PROBES, []
+    X, Z, rows = P["memory_X"], P["memory_Z"], P["memory_rows"]
+    (n, dim), m = X.shape, len(Z)
+    for a in answers:
+        K, max_bytes = unpack_gram(a), a.call.args[3]
+        if not same(K[rows], _data()["tiled"]["memory_rows"], rtol=1e-7, atol=1e-9):
+            problems.append("the values of K are wrong (see the values test); the memory test needs them right")
+            break
+        if a.peak_bytes is None:
+            problems.append("the memory of your function could not be measured")
+            break
+        extra = a.peak_bytes - K.nbytes
+        if extra > memory_allowance(n, m, dim, max_bytes):
+            problems.append(
+                f"with max_bytes={max_bytes:,} your function allocated {extra:,} bytes besides the result K "
+                f"({K.nbytes:,} bytes) for X of shape {X.shape} and Z of shape {Z.shape}: over the budget. "
+                "Compute K block by block (block_rows = max_bytes // (4 * 8 * m) rows of X at a time) and "
+                "write each block into a K you allocated once")
+            break
+    fail("tiled_rbf_gram", problems)
+
+
+def diagnose_tiled_gram(tiled, aspect="all"):
+    """Probe ``tiled_rbf_gram(X, Z, sigma, max_bytes) -> K`` and name the mistake.
+
+    K[i, j] = exp(-‖X[i] − Z[j]‖² / (2σ²)) computed a block of rows at a time, with
+    ``block_rows = max_bytes // (4 * 8 * m)`` (room for four float64 temporaries of
+    shape (block_rows, m)). Aspects: ``"values"`` (shape and values for budgets from one
+    row to all rows, a wrong exponent or a lost last block named; a ``ValueError`` when
+    X and Z have different numbers of columns or max_bytes cannot hold one row),
+    ``"clamp"`` (nearly identical points far from the origin: no value above 1, the
+    squared distances clamped at 0) and ``"memory"`` (the memory allocated besides the
+    result K and copies of X and Z, measured with tracemalloc, stays under max_bytes).
+
+    Raises
+    ------
+    AssertionError
+        Listing every problem found.
+
+    Lesson 06 (Gram matrices at scale).
+    """
+    __tracebackhide__ = True
+    run(tiled_tests(aspect), tiled_rbf_gram=tiled)
+
+
+# ------------------------------------------------------------- Exercise 2
+ONLY_CURRENT = ("you updated only the decision value of the sample that was misclassified: a mistake on "
+                "sample i changes the score of every training point j, F[j] += y_i (K[j, i] + 1)")
+
+
+def unpack_incremental(answer):
+    """``(alpha, b)`` from an answer of ``train_incremental``, with clear failures."""
+    __tracebackhide__ = True
+    alpha, b = unpack(answer.get(), "train_incremental", ("alpha", "b"))
+    n = len(answer.call.args[1])
+    check_shape(alpha, (n,), "the alpha returned by train_incremental")
+    if np.ndim(b) != 0:
+        raise AssertionError(f"the b returned by train_incremental should be a number, got shape {np.shape(b)}")
+    try:
+        alpha = np.asarray(alpha, dtype=float)
+    except (TypeError, ValueError):
+        raise AssertionError("alpha should be an array of numbers (mistake counts)") from None
+    try:
+        return alpha, float(b)
+    except (TypeError, ValueError):
+        raise AssertionError("the b returned by train_incremental should be a number") from None
+
+
+def incremental_tests(aspect="all"):
+    """Tests of ``train_incremental(K, y, max_epochs)``: ``"counts"``, ``"bias"``, ``"first"``."""
+    P, tests = PROBES, []
+    KC, KB = P["counts_X"] @ P["counts_X"].T, P["bias_X"] @ P["bias_X"].T  # the inputs: linear Gram matrices
+    if aspect in ("all", "counts"):
+        tests.append(Test([Call("train_incremental", KC, P["counts_y"], 20),
+                           Call("train_incremental", np.ones((3, 4)), np.array([1, -1, 1]), 5)], _judge_counts))
+    if aspect in ("all", "bias"):
+        tests.append(Test([Call("train_incremental", KB, P["bias_y"], 20)], _judge_bias))
+    if aspect in ("all", "first"):
+        tests.append(Test([Call("train_incremental", KB, P["bias_y"], 1)], _judge_first))
+    return tests
+
+
+def _judge_counts(answers):
+    __tracebackhide__ = True
+    d, problems = _data()["incremental"]["counts"], []
+    alpha, _ = unpack_incremental(answers[0])
+    if not same(alpha, d["alpha"]):
+        if same(alpha, d["only_current"]):
+            problems.append(ONLY_CURRENT)
+        elif np.all(alpha == 0) or same(alpha, d["zero"]):
+            problems.append("sign(0) must count as a mistake: F starts at 0, so the first visit "
+                            "(y_0 F_0 = 0) is a mistake")
+        else:
+            try:
+                check_close(alpha, d["alpha"], "alpha on a Gram matrix of 6 samples",
+                            hint="visit 0..n-1 in order; on y_i F_i <= 0 add 1 to alpha_i and "
+                                 "y_i (K[:, i] + 1) to F")
+            except AssertionError as exc:
+                problems.append(str(exc))
+    try:
+        expect_raises(answers[1], "ValueError", "K has shape (3, 4), not (n, n) for n = len(y) = 3")
+    except AssertionError as exc:
+        problems.append(str(exc))
+    fail("train_incremental", problems)
+
+
+def _judge_bias(answers):
+    __tracebackhide__ = True
+    d, problems = _data()["incremental"]["bias"], []
+    alpha, b = unpack_incremental(answers[0])
+    if not (same(alpha, d["alpha"]) and np.isclose(b, d["b"])):
+        if same(alpha, d["only_current"]):
+            problems.append(ONLY_CURRENT)
+        elif same(alpha, d["no_bias"]):
+            problems.append("your decision values ignore the bias: on a mistake b grows by y_i, so every "
+                            "score grows by y_i too — F += y_i (K[:, i] + 1), not y_i K[:, i]")
+        elif same(alpha, d["alpha"]) and b == 0:
+            problems.append("alpha is right but b stays 0: return the bias, which grows by y_i on each mistake")
+        elif same(alpha, d["alpha"]) and np.isclose(b, -d["b"]):
+            problems.append(f"alpha is right but b = {fmt(b)} has the wrong sign: b += y_i")
+        else:
+            problems.append(f"on K = X Xᵀ for X={fmt(PROBES['bias_X'])}, y={fmt(PROBES['bias_y'])} you returned "
+                            f"alpha={fmt(alpha)}, b={fmt(b)}: check the mistake counts and the bias (on a "
+                            "mistake b += y_i and F += y_i (K[:, i] + 1))")
+    fail("train_incremental", problems)
+
+
+def _judge_first(answers):
+    __tracebackhide__ = True
+    problems = []
+    alpha, _ = unpack_incremental(answers[0])
+    if answers[0].mutated:
+        problems.append("train_incremental changed the K or y passed in (work on your own arrays)")
+    if alpha[0] != 1:
+        problems.append(f"after one epoch alpha[0] is {fmt(alpha[0])}: F starts at 0 and a score of exactly 0 "
+                        "is a mistake, so the first sample is always corrected once")
+    elif not np.all(np.isin(alpha, (0, 1))):
+        problems.append(f"with max_epochs=1 each sample is visited once, so alpha holds 0 or 1; you returned "
+                        f"{fmt(alpha)}: run at most max_epochs epochs")
+    fail("train_incremental", problems)
+
+
+def diagnose_incremental(train, aspect="all"):
+    """Probe ``train_incremental(K, y, max_epochs) -> (alpha, b)`` and name the mistake.
+
+    The rule: keep the decision values F of all n training points (F = 0 at the start);
+    visit 0..n-1; if y_i F_i <= 0, then alpha_i += 1, b += y_i and F += y_i (K[:, i] + 1)
+    — every point's value moves, by column i of K plus the bias step. Aspects:
+    ``"counts"`` (alpha on a Gram matrix where the bias never decides; updating only
+    F_i is named; a ``ValueError`` for a K that is not (n, n)), ``"bias"`` (alpha and b
+    where the bias matters; a bias left out of F is named) and ``"first"`` (one epoch:
+    alpha in {0, 1} with alpha_0 = 1 since a score of 0 is a mistake; inputs unchanged).
+
+    Raises
+    ------
+    AssertionError
+        Listing every problem found.
+
+    Lesson 06 (Gram matrices at scale).
+    """
+    __tracebackhide__ = True
+    run(incremental_tests(aspect), train_incremental=train)
+
+
+# ------------------------------------------------------------- Exercise 3
+REFUSED = "ValueError"
+
+_STORAGE_HINTS = {  # common mistakes (data/lesson06.json holds their outputs on the probes)
+    "elements": "the matrix needs n·n·itemsize bytes (8 per value in float64, 4 in float32, 2 in float16 and "
+                "bfloat16): you compared a number of values with a number of bytes",
+    "bits": "itemsize is in bytes (8, 4, 2), not in bits (64, 32, 16)",
+    "lowest_first": "pick the most precise storage that is safe: try float64 first, then float32, float16, "
+                    "bfloat16 — not the smallest one that fits",
+    "no_room": "the budget must hold the stored matrix AND the working set of at least a 1 × 1 tile "
+               "(8·(1 + 2d) bytes): when it does not, fall back to the next precision",
+    "no_overflow": "a precision is safe only if the kernel's largest value fits it: float16 holds values up to "
+                   "65,504, float32 and bfloat16 up to about 3.4e38; compare max_value with the largest "
+                   "finite value of each precision",
+    "strict": "a value equal to the largest finite value of a precision still fits (max_value <= largest), "
+              "it does not overflow",
+    "no_bfloat16": "when float16 would overflow, bfloat16 (2 bytes too, float32's range) may still be safe: "
+                   "try every precision of the table in order before refusing",
+    "whole_budget": "the tile's working set must fit in what the stored matrix leaves of the budget "
+                    "(max_bytes − n·n·itemsize), not in the whole budget",
+    "no_slices": "the working set of a T × T tile includes the two T × d slices of the data: 8·(T² + 2·T·d) bytes",
+    "one_slice": "a T × T tile reads two T × d slices of the data (its rows and its columns): "
+                 "8·(T² + 2·T·d) bytes, not 8·(T² + T·d)",
+    "tile_elements": "the working set counts bytes: 8 bytes per float64 value, 8·(T² + 2·T·d)",
+    "tile_itemsize": "tiles are computed in float64 whatever the storage precision: 8 bytes per value in the "
+                     "working set, not the storage's itemsize",
+    "no_cap": "a tile larger than the matrix makes no sense: the tile side is at most n",
+}
+_DTYPE_MISTAKES = ("elements", "bits", "no_room", "lowest_first", "no_overflow", "strict", "no_bfloat16")
+_TILE_MISTAKES = ("whole_budget", "no_slices", "one_slice", "tile_elements", "tile_itemsize", "no_cap",
+                  "elements")
+
+
+def _storage_text(case):
+    n, d, max_value, max_bytes = case
+    return f"choose_storage(n={n:_}, d={d}, max_value={max_value:g}, max_bytes={max_bytes:_})"
+
+
+def storage_outcome(answer):
+    """``(name, tile)`` from an answer of ``choose_storage``, or ``"ValueError"`` when it refused."""
+    __tracebackhide__ = True
+    if answer.error == REFUSED:
+        return REFUSED
+    name, tile = unpack(answer.get(), "choose_storage", ("dtype", "tile"))
+    if not isinstance(name, str):
+        raise AssertionError(f"the dtype returned by choose_storage should be its name as a string "
+                             f"('float64', 'float32', 'float16' or 'bfloat16'), got {fmt(name)}")
+    if name not in [row[0] for row in STORAGE_TABLE]:
+        raise AssertionError(f"choose_storage returned the dtype {name!r}: use one of the names "
+                             "'float64', 'float32', 'float16', 'bfloat16'")
+    try:
+        whole = not isinstance(tile, (bool, str)) and np.ndim(tile) == 0 and float(tile) == int(tile)
+    except (TypeError, ValueError, OverflowError):
+        whole = False
+    if not whole:
+        raise AssertionError(f"the tile returned by choose_storage should be a whole number (its side), "
+                             f"got {fmt(tile)}")
+    return name, int(tile)
+
+
+def _dtype_of(outcome):
+    return outcome if outcome == REFUSED else outcome[0]
+
+
+def storage_tests(aspect="all"):
+    """Tests of ``choose_storage(n, d, max_value, max_bytes)``: ``"memory"``, ``"overflow"``, ``"tile"``."""
+    tests = []
+    for name in ("memory", "overflow", "tile"):
+        if aspect in ("all", name):
+            calls = [Call("choose_storage", *case) for case in PROBES["storage"][name]]
+            tests.append(Test(calls, lambda answers, name=name: _judge_storage(answers, name)))
+    return tests
+
+
+def _judge_storage(answers, aspect):
+    __tracebackhide__ = True
+    d = _data()["storage"][aspect]
+    cases = PROBES["storage"][aspect]
+    got = [storage_outcome(a) for a in answers]
+    if aspect == "tile":
+        return _judge_tile(answers, got, d, cases)
+    dtypes = [_dtype_of(g) for g in got]
+    expected = [_dtype_of(e) for e in d["expected"]]
+    if dtypes == expected:
+        for a, e in zip(answers, expected, strict=True):
+            if e == REFUSED and not a.message.strip():
+                fail("choose_storage", ["raise the ValueError with a message that says why no precision "
+                                        "is safe (which limit is exceeded)"])
+        return
+    for key in _DTYPE_MISTAKES if any(g != REFUSED for g in dtypes) else ():
+        if key in d["mistakes"] and dtypes == [_dtype_of(m) for m in d["mistakes"][key]]:
+            fail("choose_storage", [_STORAGE_HINTS[key]])
+    i = next(i for i, (g, e) in enumerate(zip(dtypes, expected, strict=True)) if g != e)
+    text = _storage_text(cases[i])
+    if expected[i] == REFUSED:
+        problem = (f"{text} returned {got[i]!r}, but no precision is safe there: raise a ValueError when "
+                   "neither the memory nor the kernel's largest value allows any precision")
+    elif dtypes[i] == REFUSED:
+        problem = (f"{text} raised ValueError ({answers[i].message}), but a precision is safe there: check "
+                   "the bytes each precision needs and its largest finite value")
+    else:
+        problem = (f"{text} returned {dtypes[i]!r}: not the most precise storage whose n × n matrix and "
+                   "a 1 × 1 tile fit max_bytes and whose largest value is at least max_value")
+    fail("choose_storage", [problem])
+
+
+def _judge_tile(answers, got, d, cases):
+    __tracebackhide__ = True
+    expected = d["expected"]
+    if [_dtype_of(g) for g in got] != [_dtype_of(e) for e in expected]:
+        i = next(i for i, (g, e) in enumerate(zip(got, expected, strict=True)) if _dtype_of(g) != _dtype_of(e))
+        fail("choose_storage", [f"{_storage_text(cases[i])} returned the dtype {_dtype_of(got[i])!r}, which is "
+                                "not the right choice (see the memory and overflow tests): the tile depends on it"])
+    if got == expected:
+        return
+    for key in _TILE_MISTAKES:
+        if key in d["mistakes"] and got == list(d["mistakes"][key]):
+            fail("choose_storage", [_STORAGE_HINTS[key]])
+    i = next(i for i, (g, e) in enumerate(zip(got, expected, strict=True)) if g != e)
+    tile = got[i][1]
+    n, dim, _, max_bytes = cases[i]
+    more = " (larger than the matrix)" if tile > n else ""
+    fail("choose_storage", [f"{_storage_text(cases[i])} returned the tile {tile}{more}: not the largest T <= n "
+                            f"whose working set 8·(T² + 2·T·d) fits in what the stored matrix leaves of "
+                            f"max_bytes"])
+
+
+def diagnose_storage(choose_storage, aspect="all"):
+    """Probe ``choose_storage(n, d, max_value, max_bytes) -> (dtype, tile)`` and name the mistake.
+
+    The rule: the most precise storage of :data:`STORAGE_TABLE` (float64, float32,
+    float16, bfloat16) whose n × n matrix plus the working set of a 1 × 1 tile fit
+    ``max_bytes`` and whose largest finite value is at least ``max_value``; the tile is
+    the largest T <= n with n·n·itemsize + 8·(T² + 2·T·d) <= max_bytes; a ``ValueError``
+    when no storage is safe. Aspects: ``"memory"`` (precisions by memory, fall-backs and
+    a refusal), ``"overflow"`` (precisions by the kernel's largest value, fall-backs and
+    refusals) and ``"tile"`` (the tile side).
+
+    Raises
+    ------
+    AssertionError
+        Naming the likely mistake.
+
+    Lesson 06 (Gram matrices at scale).
+    """
+    __tracebackhide__ = True
+    run(storage_tests(aspect), choose_storage=choose_storage)
