@@ -7,7 +7,8 @@ from kpcourse.grading.policy import Program
 CONTEXT = ["import numpy as np\nfrom kpcourse import checks\nfrom kpcourse.datasets import worked_example\n"
            "X4, y4 = worked_example()"]
 FORBIDDEN = ("kpcourse", "sklearn", "scipy")
-HONEST = "def train(X, y):\n    w = np.zeros(X.shape[1])\n    for i in range(len(X)):\n        w = w + y[i] * X[i]\n    return w"
+HONEST = ("def train(X, y):\n    w = np.zeros(X.shape[1])\n    for i in range(len(X)):\n"
+          "        w = w + y[i] * X[i]\n    return w")
 
 
 def verdict(sources, names=("train",), **kwargs):
@@ -25,7 +26,8 @@ def verdict(sources, names=("train",), **kwargs):
     ["def train(X, y, w=None):\n    w = np.zeros(2) if w is None else w\n    return w",
      "import sklearn.linear_model as lm\nw = lm.Perceptron().fit(X4, y4).coef_"],
     ["def helper(X):\n    return X.sum()\n\ndef train(X, y):\n    return helper(X) * y"],
-    ["class Model:\n    def __init__(self, n):\n        self.w = np.zeros(n)\n\ndef train(X, y):\n    return Model(2).w"],
+    ["class Model:\n    def __init__(self, n):\n        self.w = np.zeros(n)\n\n"
+     "def train(X, y):\n    return Model(2).w"],
 ])
 def test_honest_code_passes(sources):
     assert verdict(sources) == []
@@ -40,7 +42,8 @@ def test_honest_code_passes(sources):
      "kpcourse.perceptron.Perceptron"),
     (["from sklearn.linear_model import Perceptron as P\nhelper = lambda: P\ndef train(X, y):\n    return helper()"],
      "sklearn.linear_model.Perceptron"),
-    (["def train(X, y):\n    from scipy.spatial.distance import cdist\n    return cdist(X, X)"], "scipy.spatial.distance.cdist"),
+    (["def train(X, y):\n    from scipy.spatial.distance import cdist\n    return cdist(X, X)"],
+     "scipy.spatial.distance.cdist"),
     (["from kpcourse.perceptron import Perceptron as P\ndef train(X, y):\n    def inner():\n        P = 0\n"
       "    return P().fit(X, y)"], "kpcourse.perceptron.Perceptron"),
     (["from kpcourse.perceptron import Perceptron\ndef train(X, y, k=Perceptron):\n    return k().fit(X, y)"],
@@ -49,7 +52,10 @@ def test_honest_code_passes(sources):
      "sklearn.linear_model.Perceptron"),
     (["import kpcourse.perceptron as p\nnp.dot = p.Perceptron", "def train(X, y):\n    return np.dot(X, y)"],
      "kpcourse.perceptron.Perceptron"),
-    (["def train(X, y):\n    import importlib\n    return importlib.import_module('kpcourse.perceptron')"], "importlib"),
+    (["def train(X, y):\n    import importlib\n    return importlib.import_module('kpcourse.perceptron')"],
+     "calling kpcourse.perceptron"),
+    (["def train(X, y, m='kpcourse'):\n    import importlib\n    return importlib.import_module(m + '.perceptron')"],
+     "importlib.import_module"),
     (["def train(X, y, name='dot'):\n    return getattr(np, name)(X, y)"], "getattr"),
     (["import kpcourse.perceptron as m\ndef train(X, y):\n    return getattr(m, 'Perceptron')().fit(X, y)"],
      "calling kpcourse.perceptron.Perceptron"),
@@ -108,3 +114,8 @@ def test_what_top_level_code_runs_decides_how_far_an_escape_reaches():
         assert bool(program.verdict(["predict"], FORBIDDEN)) == spreads
         quiet = Program([graded, escape], CONTEXT)
         assert quiet.verdict(["predict"], FORBIDDEN) == []
+
+
+def test_importing_an_escape_module_is_not_using_it():
+    assert verdict(["import sys\nimport os", HONEST]) == []
+    assert verdict(["import os\ndef train(X, y):\n    return os.listdir('.')"])

@@ -56,3 +56,54 @@ def test_import_has_no_side_effects():
         "import torch; assert not torch.cuda.is_initialized()\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def _kpcourse_imports():
+    """Module -> kpcourse modules it imports (any import statement, at any level)."""
+    import ast
+
+    graph = {}
+    for path in (ROOT / "kpcourse").rglob("*.py"):
+        rel = path.relative_to(ROOT).with_suffix("")
+        name = ".".join(rel.parts[:-1] if rel.name == "__init__" else rel.parts)
+        package = name if rel.name == "__init__" else name.rpartition(".")[0]
+        deps = set()
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                deps |= {a.name for a in node.names if a.name.startswith("kpcourse")}
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    parts = package.split(".")[: len(package.split(".")) - node.level + 1]
+                    base = ".".join(parts + ([base] if base else []))
+                if base.startswith("kpcourse"):
+                    deps.add(base)
+                    deps |= {f"{base}.{a.name}" for a in node.names}
+        graph[name] = deps
+    return {m: {d for d in deps if d in graph and d != m} for m, deps in graph.items()}
+
+
+def test_no_import_cycles_in_the_package():
+    graph = _kpcourse_imports()
+    state = {}
+
+    def visit(m, stack):
+        state[m] = "open"
+        for d in sorted(graph[m]):
+            if state.get(d) == "open":
+                raise AssertionError("import cycle: " + " -> ".join(stack[stack.index(d):] + [d]))
+            if d not in state:
+                visit(d, stack + [d])
+        state[m] = "done"
+
+    for m in sorted(graph):
+        if m not in state:
+            visit(m, [m])
+
+
+def test_students_package_holds_no_grader_file():
+    """Hidden tests and references live beside the source notebooks, never in kpcourse/."""
+    assert not list((ROOT / "kpcourse").rglob("grader.py"))
+    for lesson in (ROOT / "kpcourse" / "checks").glob("lesson*.py"):
+        text = lesson.read_text()
+        assert "kpcourse.perceptron" not in text and "from kpcourse import perceptron" not in text, lesson

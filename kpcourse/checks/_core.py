@@ -239,12 +239,19 @@ class Call:
         return f"{self.function}({', '.join(parts)})"
 
     def to_data(self):
-        return {"function": self.function, "args": encode(list(self.args)), "kwargs": encode(self.kwargs),
+        # a Ref travels as {"__ref__": name}: only Call.from_data (the probes) turns it back
+        args = [{"__ref__": a.name} if isinstance(a, Ref) else a for a in self.args]
+        kwargs = {k: {"__ref__": v.name} if isinstance(v, Ref) else v for k, v in self.kwargs.items()}
+        return {"function": self.function, "args": encode(args), "kwargs": encode(kwargs),
                 "measure_memory": self.measure_memory}
 
     @classmethod
     def from_data(cls, data):
-        c = cls(data["function"], *decode(data["args"]), **decode(data["kwargs"]))
+        def ref(a):
+            return Ref(a["__ref__"]) if isinstance(a, dict) and list(a) == ["__ref__"] else a
+
+        c = cls(data["function"], *[ref(a) for a in decode(data["args"])],
+                **{k: ref(v) for k, v in decode(data["kwargs"]).items()})
         c.measure_memory = bool(data.get("measure_memory"))
         return c
 
@@ -452,26 +459,36 @@ def produce(cell_id, namespace):
     Reads the calls that the grader wrote into the file named by ``$KPCOURSE_PROBES``,
     looks the functions up in ``namespace`` (the notebook's globals) and writes
     ``<cell_id>.json`` into ``$KPCOURSE_ANSWERS``. Judging happens in the grader.
+    Whatever the student's functions do or return, an answer file is written (with
+    "NoAnswer" entries when a call could not be recorded), so that no file written
+    earlier by the student's own code can stand in for it.
     """
-    path = Path(os.environ[PROBES_ENV])
-    spec = json.loads(path.read_text())[cell_id]
+    target = Path(os.environ.get(ANSWERS_ENV) or Path(os.environ[PROBES_ENV]).parent / "answers") / f"{cell_id}.json"
     out = []
-    for test in spec["tests"]:
-        calls = [Call.from_data(c) for c in test["calls"]]
-        names = {c.function for c in calls} | {a.name for c in calls for a in (*c.args, *c.kwargs.values())
-                                               if isinstance(a, Ref)}
-        functions = {n: namespace.get(n) for n in names}
-        answers = []
-        for c in calls:
-            started = time.monotonic()
-            answers.append(call(functions.get(c.function), c, functions, time_limit=test["time_limit"]).to_data())
-            if time.monotonic() - started > test["time_limit"]:
-                break
-        out.append(answers)
-    target = Path(os.environ.get(ANSWERS_ENV) or path.parent / "answers") / f"{cell_id}.json"
+    try:
+        spec = json.loads(Path(os.environ[PROBES_ENV]).read_text())[cell_id]
+        for test in spec["tests"]:
+            calls = [Call.from_data(c) for c in test["calls"]]
+            names = {c.function for c in calls} | {a.name for c in calls for a in (*c.args, *c.kwargs.values())
+                                                   if isinstance(a, Ref)}
+            functions = {n: namespace.get(n) for n in names}
+            answers = []
+            for c in calls:
+                started = time.monotonic()
+                try:
+                    answers.append(call(functions.get(c.function), c, functions,
+                                        time_limit=test["time_limit"]).to_data())
+                except BaseException as exc:  # noqa: BLE001 - an answer that cannot be recorded
+                    answers.append({"error": "NoAnswer", "message": f"could not be recorded ({type(exc).__name__})"})
+                if time.monotonic() - started > test["time_limit"]:
+                    break
+            out.append(answers)
+        text = json.dumps(out, allow_nan=True)
+    except BaseException as exc:  # noqa: BLE001
+        text = json.dumps({"error": f"the answers could not be recorded ({type(exc).__name__})"})
     target.parent.mkdir(exist_ok=True)
-    tmp = target.with_suffix(".tmp")
-    tmp.write_text(json.dumps(out, allow_nan=True))
+    tmp = target.with_name(target.name + ".tmp")
+    tmp.write_text(text)
     tmp.replace(target)
     print("Answers recorded for grading.")
 

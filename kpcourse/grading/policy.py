@@ -128,7 +128,7 @@ class Program:
         student name whose code uses it; ``escapes`` likewise for ways around the
         analysis; ``missing`` the names that no student cell defines.
         """
-        refs, escapes, missing = {}, {}, []
+        refs, escapes, missing, used = {}, {}, [], set()
         seen, todo = set(), [(n, n) for n in names]
         extra = [(node, "top-level code that changes a library") for node in self.patch_nodes] if patches else []
         while todo or extra:
@@ -144,6 +144,7 @@ class Program:
                 if not nodes:
                     if name in self.aliases:
                         refs.setdefault(self.aliases[name], name)
+                        used.add(self.aliases[name])
                     elif name in names:
                         missing.append(name)
                     continue
@@ -156,12 +157,16 @@ class Program:
                             escapes.setdefault(value, owner)
                         elif value in self.aliases:
                             refs.setdefault(self.aliases[value], owner)
+                            used.add(self.aliases[value])
                     elif kind == "dotted":
+                        refs.setdefault(value, owner)
+                        used.add(value)
+                    elif kind == "import":  # importing is no escape; using what it names may be
                         refs.setdefault(value, owner)
                     else:
                         escapes.setdefault(value, owner)
         for ref, owner in list(refs.items()):
-            if _covered(ref, ESCAPE_MODULES):
+            if ref in used and _covered(ref, ESCAPE_MODULES):
                 escapes.setdefault(ref, owner)
         return refs, escapes, missing
 
@@ -417,7 +422,7 @@ def _references(node, aliases):
                 yield "dotted", ".".join([aliases[parts[0]], *parts[1:]])
         elif isinstance(sub, ast.Import):
             for a in sub.names:
-                yield "dotted", a.name
+                yield "import", a.name
                 if not _installed(a.name):
                     yield "escape", f"import {a.name}"
         elif isinstance(sub, ast.ImportFrom):
@@ -427,7 +432,7 @@ def _references(node, aliases):
                 if not _installed(sub.module):
                     yield "escape", f"import {sub.module}"
                 for a in sub.names:
-                    yield "dotted", sub.module if a.name == "*" else f"{sub.module}.{a.name}"
+                    yield "import", sub.module if a.name == "*" else f"{sub.module}.{a.name}"
         elif isinstance(sub, ast.keyword) and sub.arg == "allow_pickle":
             yield "escape", "allow_pickle"
         elif isinstance(sub, ast.Call):
