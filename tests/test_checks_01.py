@@ -1,14 +1,46 @@
-"""Lesson 01 checks: each diagnosis passes the model solution and names each common mistake.
+"""Lesson 01's checks: every diagnosis names a purposely wrong function and passes a right one.
 
-The right functions are the model solutions of assignment 01-similarity; each wrong one
-makes a single common mistake. Messages must name the mistake and never contain the
-expected values.
+The right functions are the source notebook's own solutions (its solution cells, executed
+here); each wrong one makes a single common mistake. Messages must name the mistake and
+never contain the expected values. The checks hold data (``kpcourse/checks/data/lesson01.json``):
+it must equal what the grader's references compute, and the grader's cells must pass the
+solution and fail the mistakes, on answers carried as JSON as at grading time.
 """
 
+import ast
+import json
+from pathlib import Path
+
+import nbformat
 import numpy as np
 import pytest
 
-from kpcourse import checks, kernels
+from kpcourse.checks import _core
+from kpcourse.checks import lesson01 as checks
+from kpcourse.grading.commands import data_file
+from kpcourse.grading.trusted import load_grader
+
+ROOT = Path(__file__).resolve().parents[1]
+SOURCE = ROOT / "source" / "01-similarity"
+GRADER = load_grader(SOURCE / "grader.py")
+
+
+def _solutions():
+    """The functions defined by the source notebook's solution cells."""
+    nb = nbformat.read(SOURCE / "01-similarity.ipynb", as_version=4)
+    ns = {"np": np}
+    for c in nb.cells:
+        if c.cell_type == "code" and c.metadata.get("nbgrader", {}).get("solution"):
+            exec(compile(c.source, "<solution>", "exec"), ns)  # noqa: S102 - the instructor's own code
+    return {n: ns[n] for n in ("cosine_similarity", "shared_word_count", "normalised_shared_word_count",
+                               "nearest_neighbour_predict")}
+
+
+SOLUTION = _solutions()
+cosine_similarity = SOLUTION["cosine_similarity"]
+shared_word_count = SOLUTION["shared_word_count"]
+normalised = SOLUTION["normalised_shared_word_count"]
+nearest_neighbour_predict = SOLUTION["nearest_neighbour_predict"]
 
 
 def _message(func, *args, **kwargs):
@@ -18,7 +50,7 @@ def _message(func, *args, **kwargs):
 
 
 # --------------------------------------------------------------------------- #
-# Model solutions and their common mistakes
+# Common mistakes
 # --------------------------------------------------------------------------- #
 
 def _rows(A, B):
@@ -31,11 +63,6 @@ def _rows(A, B):
 def _unit(X, axis=1):
     n = np.linalg.norm(X, axis=axis, keepdims=True)
     return X / np.where(n == 0, 1.0, n)
-
-
-def cosine_similarity(A, B):
-    A, B = _rows(A, B)
-    return _unit(A) @ _unit(B).T
 
 
 def cosine_one_side(A, B):
@@ -58,18 +85,15 @@ def cosine_no_checks(A, B):
     return (A @ B.T) / np.outer(np.linalg.norm(A, axis=1), np.linalg.norm(B, axis=1))
 
 
-def cosine_reference(A, B):
-    return kernels.cosine(A, B)
+def cosine_loop(A, B):
+    A, B = _rows(A, B)
+    return np.array([[a @ b / (np.linalg.norm(a) * np.linalg.norm(b) or 1.0) for b in B] for a in A])
 
 
 def _words(a):
     if isinstance(a, str):
         raise TypeError("a collection of words, not a string")
     return set(a)
-
-
-def shared_word_count(a, b):
-    return len(_words(a) & _words(b))
 
 
 def shared_multiset(a, b):
@@ -82,20 +106,8 @@ def shared_union(a, b):
     return len(_words(a) | _words(b))
 
 
-def shared_reference(a, b):
-    _words(a), _words(b)
-    return int(kernels.shared_words([list(a)], [list(b)])[0, 0])
-
-
 def shared_float(a, b):
     return float(len(_words(a) & _words(b)))
-
-
-def normalised(a, b):
-    sa, sb = _words(a), _words(b)
-    if not sa or not sb:
-        return 0.0
-    return len(sa & sb) / np.sqrt(len(sa) * len(sb))
 
 
 def normalised_jaccard(a, b):
@@ -115,24 +127,20 @@ def normalised_zero_division(a, b):
     return len(sa & sb) / (len(sa) * len(sb)) ** 0.5
 
 
-def nearest_neighbour_predict(K_test_train, y_train):
+def _nn_checked(K_test_train, y_train):
     K, y = np.asarray(K_test_train), np.asarray(y_train)
     if K.ndim != 2 or K.shape[1] != len(y):
         raise ValueError("K_test_train must be (n_test, n_train)")
-    return y[np.argmax(K, axis=1)]
+    return K, y
 
 
 def nn_argmin(K_test_train, y_train):
-    K, y = np.asarray(K_test_train), np.asarray(y_train)
-    if K.ndim != 2 or K.shape[1] != len(y):
-        raise ValueError("K_test_train must be (n_test, n_train)")
+    K, y = _nn_checked(K_test_train, y_train)
     return y[np.argmin(K, axis=1)]
 
 
 def nn_indices(K_test_train, y_train):
-    K = np.asarray(K_test_train)
-    if K.ndim != 2 or K.shape[1] != len(y_train):
-        raise ValueError("K_test_train must be (n_test, n_train)")
+    K, _ = _nn_checked(K_test_train, y_train)
     return np.argmax(K, axis=1)
 
 
@@ -142,14 +150,143 @@ def nn_axis0(K_test_train, y_train):
 
 
 def nn_last_tie(K_test_train, y_train):
-    K, y = np.asarray(K_test_train), np.asarray(y_train)
-    if K.ndim != 2 or K.shape[1] != len(y):
-        raise ValueError("K_test_train must be (n_test, n_train)")
+    K, y = _nn_checked(K_test_train, y_train)
     return y[K.shape[1] - 1 - np.argmax(K[:, ::-1], axis=1)]
 
 
+def _not_implemented(*args):
+    raise NotImplementedError()
+
+
 # --------------------------------------------------------------------------- #
-# cosine
+# (a) data = the grader's references; (d) no algorithm in the lesson module
+# --------------------------------------------------------------------------- #
+
+def test_committed_data_is_what_the_grader_computes():
+    fresh = json.loads(json.dumps(_core.encode(GRADER.visible_data(), readable=True), allow_nan=True))
+    assert json.loads(data_file("01-similarity").read_text()) == fresh, (
+        "run `python -m kpcourse.grading checks-data 01-similarity`")
+
+
+def test_grader_references_agree_with_the_package():
+    from kpcourse import kernels
+
+    rng = np.random.default_rng(0)
+    A, B = rng.normal(size=(6, 4)), rng.normal(size=(3, 4))
+    A[2] = 0
+    np.testing.assert_allclose(GRADER.cosine(A, B), kernels.cosine(A, B), atol=1e-12)
+    a, b = ["whale", "whale", "ship"], ["ship", "sea", "whale", "ahab"]
+    assert GRADER.shared(a, b) == kernels.shared_words([a], [b])[0, 0] == 2
+    assert GRADER.normalised(a, b) == pytest.approx(2 / np.sqrt(2 * 4))
+
+
+def test_lesson_module_holds_no_algorithm():
+    tree = ast.parse(Path(checks.__file__).read_text())
+    imported = {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+    imported |= {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module}
+    assert not any(m.startswith(("kpcourse.kernels", "kpcourse.gram", "kpcourse.perceptron", "kpcourse._checks",
+                                 "sklearn", "scipy", "collections")) for m in imported), imported
+    # no formula producing an expected answer: no norm, matrix product, argmax/argmin, set arithmetic
+    used = {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)}
+    used |= {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+    assert not used & {"norm", "linalg", "argmax", "argmin", "sqrt", "dot", "matmul", "Counter", "intersection"}
+    assert not any(isinstance(n, ast.BinOp) and isinstance(n.op, (ast.MatMult, ast.BitAnd, ast.Div))
+                   for n in ast.walk(tree))
+
+
+def test_the_lesson_no_longer_uses_the_legacy_checks():
+    for path in (SOURCE / "01-similarity.ipynb", SOURCE / "grader.py", Path(checks.__file__)):
+        text = path.read_text()
+        assert "_checks_legacy" not in text and "guarded(" not in text and "check_against_reference" not in text
+
+
+# --------------------------------------------------------------------------- #
+# (c) the grader's cells: pass the solution, fail each mistake, on answers as data
+# --------------------------------------------------------------------------- #
+
+def _judge(cell, functions):
+    """Judge a Cell as the grader does, on answers round-tripped through JSON."""
+    for test in cell.tests:
+        answers = test.answers(functions)
+        answers = [_core.Answer.from_data(a.call, json.loads(json.dumps(a.to_data(), allow_nan=True)))
+                   for a in answers]
+        test.judge(answers)
+
+
+def test_every_cell_passes_the_solution():
+    cells = GRADER.cells()
+    assert set(cells) == {"ex1-cosine-tests-values", "ex1-cosine-tests-interface", "ex2-shared-tests-count",
+                          "ex2-shared-tests-input", "ex3-normalised-tests-values", "ex3-normalised-tests-edge",
+                          "ex4-nn-tests-values", "ex4-nn-tests-interface"}
+    for _gid, cell in cells.items():
+        _judge(cell, SOLUTION)
+
+
+def test_every_test_cell_of_the_source_has_a_cell():
+    nb = nbformat.read(SOURCE / "01-similarity.ipynb", as_version=4)
+    graded = {c.metadata["nbgrader"]["grade_id"] for c in nb.cells
+              if c.cell_type == "code" and c.metadata.get("nbgrader", {}).get("grade")
+              and not c.metadata["nbgrader"].get("solution")}
+    assert graded == set(GRADER.cells())
+
+
+@pytest.mark.parametrize("gid,fname,wrong,expected", [
+    ("ex1-cosine-tests-values", "cosine_similarity", cosine_one_side, "only the rows of A are normalised"),
+    ("ex1-cosine-tests-values", "cosine_similarity", cosine_wrong_axis, "wrong axis"),
+    ("ex1-cosine-tests-interface", "cosine_similarity", cosine_no_checks, "row of zeros"),
+    ("ex2-shared-tests-count", "shared_word_count", shared_multiset, "repeated words are counted"),
+    ("ex2-shared-tests-input", "shared_word_count", shared_float, "integer"),
+    ("ex3-normalised-tests-values", "normalised_shared_word_count", normalised_jaccard, "Jaccard"),
+    ("ex3-normalised-tests-edge", "normalised_shared_word_count", normalised_zero_division, "ZeroDivisionError"),
+    ("ex4-nn-tests-values", "nearest_neighbour_predict", nn_argmin, "argmin"),
+    ("ex4-nn-tests-interface", "nearest_neighbour_predict", nn_indices, "labels taken from y_train"),
+])
+def test_cells_fail_common_mistakes_with_their_hint(gid, fname, wrong, expected):
+    functions = {**SOLUTION, fname: wrong}
+    with np.errstate(invalid="ignore", divide="ignore"):
+        assert expected in _message(_judge, GRADER.cells()[gid], functions)
+
+
+@pytest.mark.parametrize("gid,fname,wrong", [
+    ("ex1-cosine-tests-interface", "cosine_similarity", lambda A, B: cosine_similarity(np.ones((2, 2)), B)),
+    ("ex2-shared-tests-input", "shared_word_count", lambda a, b: len(set(a) & set(b))),
+    ("ex3-normalised-tests-edge", "normalised_shared_word_count", lambda a, b: 0.0),
+    ("ex4-nn-tests-interface", "nearest_neighbour_predict", lambda K, y: np.asarray(y)[:1]),
+])
+def test_hidden_raise_tests(gid, fname, wrong):
+    """The last hidden test of each interface cell expects an error on inputs the visible ones do not use."""
+    hidden = GRADER.cells()[gid].tests[-1]
+    hidden.judge(hidden.answers(SOLUTION))
+    assert "should raise" in _message(hidden.judge, hidden.answers({**SOLUTION, fname: wrong}))
+
+
+def test_hidden_cosine_and_nn_compare_with_the_references():
+    functions = {**SOLUTION, "cosine_similarity": cosine_one_side}
+    visible_cell = GRADER.cells()["ex1-cosine-tests-values"]
+    hidden = visible_cell.tests[-1]
+    answers = hidden.answers(functions)
+    msg = _message(hidden.judge, answers)
+    assert "cosine_similarity on hidden data of shapes" in msg and "is not correct" in msg
+    hidden = GRADER.cells()["ex4-nn-tests-values"].tests[-1]
+    msg = _message(hidden.judge, hidden.answers({**SOLUTION, "nearest_neighbour_predict": nn_last_tie}))
+    assert "with ties" in msg
+
+
+def test_the_values_cell_asks_for_no_loop():
+    assert GRADER.cells()["ex1-cosine-tests-values"].loop_free == ("cosine_similarity",)
+    _judge(GRADER.cells()["ex1-cosine-tests-values"], {**SOLUTION, "cosine_similarity": cosine_loop})  # values right
+    assert "uses a Python loop" in _message(checks.diagnose_cosine, cosine_loop, "values")
+    checks.diagnose_cosine(cosine_loop, "interface")
+
+
+def test_cells_say_not_written_yet():
+    for gid, cell in GRADER.cells().items():
+        functions = dict.fromkeys(SOLUTION, _not_implemented)
+        assert "not written yet" in _message(_judge, cell, functions), gid
+
+
+# --------------------------------------------------------------------------- #
+# (b) diagnoses: cosine
 # --------------------------------------------------------------------------- #
 
 @pytest.mark.parametrize("aspect", ["values", "interface", "all"])
@@ -160,10 +297,17 @@ def test_cosine_right_passes(aspect):
 @pytest.mark.parametrize("func,words", [
     (cosine_one_side, "only the rows of A are normalised"),
     (cosine_wrong_axis, "wrong axis"),
+    (lambda A, B: _rows(A, B)[0] @ _unit(_rows(A, B)[1]).T, "only the rows of B are normalised"),
+    (lambda A, B: _rows(A, B)[0] @ _rows(A, B)[1].T, "no normalisation"),
 ])
 def test_cosine_mistakes_are_named_in_values_only(func, words):
     assert words in _message(checks.diagnose_cosine, func, "values")
     checks.diagnose_cosine(func, "interface")
+
+
+def test_cosine_distance_named():
+    msg = _message(checks.diagnose_cosine, lambda A, B: 1.0 - cosine_similarity(A, B), "values")
+    assert "cosine distance" in msg
 
 
 def test_cosine_transposed_named():
@@ -171,69 +315,20 @@ def test_cosine_transposed_named():
 
 
 def test_cosine_without_care_fails_interface():
-    with np.errstate(invalid="ignore"):
+    with np.errstate(invalid="ignore", divide="ignore"):
         msg = _message(checks.diagnose_cosine, cosine_no_checks, "interface")
-    assert "row of zeros" in msg and "uint8" in msg
+    assert "row of zeros" in msg and "uint8" in msg and "should raise ValueError" in msg
 
 
-def test_cosine_reference_call_gets_no_credit():
-    for aspect in ("values", "interface"):
-        msg = _message(checks.diagnose_cosine, cosine_reference, aspect)
-        assert "calling kpcourse.kernels.cosine gets no credit" in msg
-
-
-def test_reference_imported_by_name_is_caught():
-    ns = {}
-    exec("from kpcourse.kernels import cosine as cos\n"
-         "def cosine_similarity(A, B):\n    return cos(A, B)\n", ns)
-    msg = _message(checks.diagnose_cosine, ns["cosine_similarity"], "values")
-    assert "gets no credit" in msg
-    assert ns["cos"] is kernels.cosine  # nothing left patched
-
-
-def test_sklearn_imported_name_is_named_and_helpers_allowed():
-    ns = {}
-    exec("from sklearn.metrics.pairwise import cosine_similarity as sk\n"
-         "def cosine_similarity(A, B):\n    return sk(A, B)\n", ns)
-    msg = _message(checks.diagnose_cosine, ns["cosine_similarity"], "values")
-    assert "calling sklearn.metrics.pairwise.cosine_similarity gets no credit" in msg
-    # scikit-learn's normalize shares the decorator of its forbidden functions: still allowed
-    from sklearn.preprocessing import normalize
-
-    def with_normalize(A, B):
-        A, B = _rows(A, B)
-        return normalize(A) @ normalize(B).T
-
-    checks.diagnose_cosine(with_normalize, "values")
-
-
-def test_guarded_restores_everything():
-    import sys
-
-    before = sys.getprofile(), kernels.cosine
-    with pytest.raises(AssertionError):
-        checks.guarded(cosine_reference, "cosine")(np.ones((2, 2)), np.ones((1, 2)))
-    assert (sys.getprofile(), kernels.cosine) == before
-    assert "not written yet" in _message(checks.guarded(_not_implemented, "nn"), np.ones((1, 1)), [1])
-
-
-def _not_implemented(K, y):
-    raise NotImplementedError()
-
-
-def test_check_against_reference():
-    rng = np.random.default_rng(0)
-    A, B = rng.normal(size=(6, 5)), rng.normal(size=(3, 5))
-    checks.check_against_reference(cosine_similarity, kernels.cosine, A, B, name="cos", kind="cosine")
-    msg = _message(checks.check_against_reference, cosine_one_side, kernels.cosine, A, B, name="cos",
-                   kind="cosine")
-    assert "cos is not correct" in msg
-    assert "gets no credit" in _message(checks.check_against_reference, cosine_reference, kernels.cosine,
-                                        A, B, name="cos", kind="cosine")
+def test_cosine_lists_and_odd_answers():
+    msg = _message(checks.diagnose_cosine, lambda A, B: cosine_similarity(A, B).tolist(), "interface")
+    assert "should return an ndarray of shape (2, 1), got list" in msg
+    assert "should return numbers" in _message(checks.diagnose_cosine, lambda A, B: np.full((4, 2), "x"), "values")
+    assert "not written yet" in _message(checks.diagnose_cosine, _not_implemented, "interface")
 
 
 # --------------------------------------------------------------------------- #
-# shared words
+# (b) diagnoses: shared words, normalised
 # --------------------------------------------------------------------------- #
 
 @pytest.mark.parametrize("aspect", ["count", "input", "all"])
@@ -256,20 +351,19 @@ def test_shared_input_problems():
     assert "should raise TypeError" in msg and "letters" in msg
 
 
-def test_shared_reference_call_gets_no_credit():
-    assert "calling kpcourse.kernels.shared_words gets no credit" in _message(
-        checks.diagnose_shared_words, shared_reference, "count")
-
-
 @pytest.mark.parametrize("aspect", ["values", "edge", "all"])
 def test_normalised_right_passes(aspect):
     checks.diagnose_normalised_shared_words(normalised, aspect)
 
 
-@pytest.mark.parametrize("func,words", [(normalised_jaccard, "Jaccard"), (normalised_len, "distinct")])
+@pytest.mark.parametrize("func,words", [
+    (normalised_jaccard, "Jaccard"), (normalised_len, "distinct"),
+    (lambda a, b: shared_word_count(a, b) / (len(set(a)) * len(set(b))), "square root is missing"),
+    (lambda a, b: 2 * shared_word_count(a, b) / (len(set(a)) + len(set(b))), "Dice"),
+    (lambda a, b: float(shared_word_count(a, b)), "not normalised"),
+])
 def test_normalised_mistakes_named(func, words):
     assert words in _message(checks.diagnose_normalised_shared_words, func, "values")
-    checks.diagnose_normalised_shared_words(func, "edge")
 
 
 def test_normalised_zero_division_fails_edge_only():
@@ -278,8 +372,16 @@ def test_normalised_zero_division_fails_edge_only():
                                            "edge")
 
 
+def test_normalised_edge_other_problems():
+    msg = _message(checks.diagnose_normalised_shared_words,
+                   lambda a, b: normalised(a, b) if len(a) <= len(b) else 0.5, "edge")
+    assert "symmetric" in msg
+    msg = _message(checks.diagnose_normalised_shared_words, lambda a, b: len(set(a) & set(b)) // 1, "edge")
+    assert "same words have similarity 1" in msg
+
+
 # --------------------------------------------------------------------------- #
-# nearest neighbour
+# (b) diagnoses: nearest neighbour
 # --------------------------------------------------------------------------- #
 
 @pytest.mark.parametrize("aspect", ["values", "interface", "all"])
@@ -304,7 +406,7 @@ def test_nn_indices_and_axis():
 # --------------------------------------------------------------------------- #
 
 def test_messages_do_not_show_expected_values():
-    right_cos = np.round(checks._unit01(checks._C_A) @ checks._unit01(checks._C_B).T, 4)
+    right_cos = np.round(GRADER.visible_data()["cosine"]["values"], 4)
     msg = _message(checks.diagnose_cosine, lambda A, B: np.asarray(A, float) @ np.asarray(B, float).T + 0.5,
                    "values")
     for v in right_cos.ravel():

@@ -1,9 +1,13 @@
-"""Golden submissions of assignment 01 (similarity and exemplars): common mistakes.
+"""Golden submissions of assignment 01 (similarity and exemplars): common mistakes, reference calls.
 
 Each case is the release with every solution cell filled in from the source, except the
 cells in ``replace`` (grade_id -> the whole cell as a student would have typed it).
 ``expect``: scores of the graded cells listed (every other autograded cell gets full
-marks); ``message``: what the failing visible test must say.
+marks); ``message``: what the failing visible test (or the grader's verdict) must say.
+
+The reference-call cases reach each reference of the lesson (kpcourse.kernels.cosine and
+shared_words, scikit-learn's cosine_similarity and KNeighborsClassifier, SciPy's cdist) by
+import, by importlib, by getattr on the module and by exec-ing the module's file.
 """
 
 _COSINE = '''def cosine_similarity(A, B):
@@ -23,6 +27,24 @@ _NN = '''def nearest_neighbour_predict(K_test_train, y_train):
     if K.ndim != 2 or K.shape[1] != len(y_train):
         raise ValueError("K_test_train must have one column per training label")
 '''
+
+_LOAD_KERNELS = '''    import kpcourse.kernels
+    namespace = {"__name__": "kpcourse.kernels", "__package__": "kpcourse"}
+    exec(open(kpcourse.kernels.__file__).read(), namespace)
+'''
+
+_NN_CHECKED = _NN + '''    K = K.astype(float)
+'''
+
+_KNN = '''    knn = KNeighborsClassifier(n_neighbors=1, metric="precomputed")
+    knn.fit(np.zeros((len(y_train), len(y_train))), y_train)
+    return knn.predict(K.max() - K)
+'''
+
+_EVERY_CELL_ZERO = dict.fromkeys(
+    ["ex1-cosine-tests-values", "ex1-cosine-tests-interface", "ex2-shared-tests-count", "ex2-shared-tests-input",
+     "ex3-normalised-tests-values", "ex3-normalised-tests-edge", "ex4-nn-tests-values", "ex4-nn-tests-interface"],
+    0)
 
 CASES = {
     # Only the rows of A are divided by their lengths.
@@ -99,5 +121,113 @@ def cosine_similarity(A, B):
 '''},
         "expect": {"ex1-cosine-tests-values": 0, "ex1-cosine-tests-interface": 0},
         "message": "calling sklearn.metrics.pairwise.cosine_similarity gets no credit",
+    },
+    # A loop over the rows: right values, but the exercise asks for whole-array operations.
+    "cosine-loop": {
+        "replace": {"ex1-cosine": _COSINE + '''    S = np.zeros((len(A), len(B)))
+    for i in range(len(A)):
+        for j in range(len(B)):
+            lengths = np.linalg.norm(A[i]) * np.linalg.norm(B[j])
+            S[i, j] = A[i] @ B[j] / lengths if lengths else 0.0
+    return S
+'''},
+        "expect": {"ex1-cosine-tests-values": 0, "ex1-cosine-tests-interface": 1},
+        "message": "uses a Python loop",
+    },
+    # Reference calls, one per way of reaching a reference. An import, importlib or getattr with a
+    # constant name costs the attacked exercise only; exec-ing a module's file costs every exercise:
+    # the scratch cell below the function calls it at top level, and exec could define any name.
+    "cosine-reference-importlib": {
+        "replace": {"ex1-cosine": _COSINE + '''    import importlib
+    return importlib.import_module("kpcourse.kernels").cosine(A, B)
+'''},
+        "expect": {"ex1-cosine-tests-values": 0, "ex1-cosine-tests-interface": 0},
+        "message": "gets no credit",
+    },
+    "cosine-reference-getattr": {
+        "replace": {"ex1-cosine": "from kpcourse import kernels\n\n\n" + _COSINE
+                    + '    return getattr(kernels, "cosine")(A, B)\n'},
+        "expect": {"ex1-cosine-tests-values": 0, "ex1-cosine-tests-interface": 0},
+        "message": "gets no credit",
+    },
+    "cosine-reference-exec-file": {
+        "replace": {"ex1-cosine": _COSINE + _LOAD_KERNELS + '''    return namespace["cosine"](A, B)
+'''},
+        "expect": _EVERY_CELL_ZERO,
+        "message": "which the grader cannot check",
+    },
+    "cosine-reference-scipy": {
+        "replace": {"ex1-cosine": "from scipy.spatial.distance import cdist\n\n\n" + _COSINE
+                    + '    return 1.0 - cdist(A, B, "cosine")\n'},
+        "expect": {"ex1-cosine-tests-values": 0, "ex1-cosine-tests-interface": 0},
+        "message": "calling scipy.spatial.distance.cdist gets no credit",
+    },
+    "shared-reference": {
+        "replace": {"ex2-shared": '''from kpcourse.kernels import shared_words
+
+
+def shared_word_count(a, b):
+''' + _WORDS + '''    return int(shared_words([list(a)], [list(b)])[0, 0])
+'''},
+        "expect": {"ex2-shared-tests-count": 0, "ex2-shared-tests-input": 0},
+        "message": "calling kpcourse.kernels.shared_words gets no credit",
+    },
+    "shared-reference-importlib": {
+        "replace": {"ex2-shared": '''import importlib
+
+
+def shared_word_count(a, b):
+''' + _WORDS + '''    kernels = importlib.import_module("kpcourse.kernels")
+    return int(kernels.shared_words([list(a)], [list(b)])[0, 0])
+'''},
+        "expect": {"ex2-shared-tests-count": 0, "ex2-shared-tests-input": 0},
+        "message": "gets no credit",
+    },
+    "shared-reference-getattr": {
+        "replace": {"ex2-shared": '''import kpcourse.kernels
+
+
+def shared_word_count(a, b):
+''' + _WORDS + '''    return int(getattr(kpcourse.kernels, "shared_words")([list(a)], [list(b)])[0, 0])
+'''},
+        "expect": {"ex2-shared-tests-count": 0, "ex2-shared-tests-input": 0},
+        "message": "gets no credit",
+    },
+    "shared-reference-exec-file": {
+        "replace": {"ex2-shared": "def shared_word_count(a, b):\n" + _WORDS + _LOAD_KERNELS
+                    + '    return int(namespace["shared_words"]([list(a)], [list(b)])[0, 0])\n'},
+        "expect": _EVERY_CELL_ZERO,
+        "message": "which the grader cannot check",
+    },
+    "normalised-reference": {
+        "replace": {"ex3-normalised": '''from kpcourse import kernels
+
+
+def normalised_shared_word_count(a, b):
+''' + _WORDS + '''    if not set(a) or not set(b):
+        return 0.0
+    K = kernels.shared_words([list(a), list(b)]).astype(float)
+    return float(K[0, 1] / np.sqrt(K[0, 0] * K[1, 1]))
+'''},
+        "expect": {"ex3-normalised-tests-values": 0, "ex3-normalised-tests-edge": 0},
+        "message": "calling kpcourse.kernels.shared_words gets no credit",
+    },
+    "nn-reference": {
+        "replace": {"ex4-nn": "from sklearn.neighbors import KNeighborsClassifier\n\n\n" + _NN_CHECKED + _KNN},
+        "expect": {"ex4-nn-tests-values": 0, "ex4-nn-tests-interface": 0},
+        "message": "calling sklearn.neighbors.KNeighborsClassifier gets no credit",
+    },
+    "nn-reference-importlib": {
+        "replace": {"ex4-nn": _NN_CHECKED + '''    import importlib
+    KNeighborsClassifier = importlib.import_module("sklearn.neighbors").KNeighborsClassifier
+''' + _KNN},
+        "expect": {"ex4-nn-tests-values": 0, "ex4-nn-tests-interface": 0},
+        "message": "gets no credit",
+    },
+    "nn-reference-getattr": {
+        "replace": {"ex4-nn": "import sklearn.neighbors\n\n\n" + _NN_CHECKED
+                    + '    KNeighborsClassifier = getattr(sklearn.neighbors, "KNeighborsClassifier")\n' + _KNN},
+        "expect": {"ex4-nn-tests-values": 0, "ex4-nn-tests-interface": 0},
+        "message": "gets no credit",
     },
 }
