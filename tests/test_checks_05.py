@@ -1,23 +1,183 @@
-"""kpcourse.checks, lesson 05: each diagnosis passes the model solution and names each mistake.
+"""Lesson 05's checks: every diagnosis passes the model solution and names each common mistake.
 
-The right functions are the model solutions of assignment 05; each wrong one makes a single
-common mistake. Messages must name the mistake, never contain the expected numbers, and a
-call of a reference RBF implementation, by any name, must get no credit.
+The right functions are the model solutions of assignment 05 (executed from the source
+notebook's solution cells); each wrong one makes a single common mistake. Messages must name
+the mistake and never contain the expected numbers. The checks hold data
+(``kpcourse/checks/data/lesson05.json``): it must equal what the grader's references compute,
+and the grader's cells must pass the solution and fail the mistakes. Loops are found in the
+source (never by timing); reference calls are the source policy's business (tests/golden).
 """
 
+import ast
+import json
+from pathlib import Path
+
+import nbformat
 import numpy as np
 import pytest
-from sklearn.metrics.pairwise import rbf_kernel as imported_rbf_kernel
 
-from kpcourse import checks, kernels
-from kpcourse.kernels import rbf as imported_rbf  # as a student imports it, before the test
+from kpcourse import kernels
+from kpcourse.checks import _core
+from kpcourse.checks import lesson05 as checks
+from kpcourse.grading import policy
+from kpcourse.grading.commands import data_file
+from kpcourse.grading.trusted import load_grader
 from kpcourse.perceptron import KernelPerceptron
+
+ROOT = Path(__file__).resolve().parents[1]
+NAME = "05-rbf-kernel"
+GRADER = load_grader(ROOT / "source" / NAME / "grader.py")
 
 
 def _message(func, *args, **kwargs):
     with pytest.raises(AssertionError) as info:
         func(*args, **kwargs)
     return str(info.value)
+
+
+def _solutions():
+    """The source notebook's solution functions, defined as a student's kernel would."""
+    nb = nbformat.read(ROOT / "source" / NAME / f"{NAME}.ipynb", as_version=4)
+    namespace = {}
+    exec("import numpy as np\nfrom kpcourse import checks, datasets\n"
+         "from kpcourse.perceptron import KernelPerceptron\n", namespace)
+    for c in nb.cells:
+        if c.cell_type == "code" and c.metadata.get("nbgrader", {}).get("solution"):
+            code = "\n".join(ln for ln in c.source.splitlines()
+                             if ln.strip() not in ("### BEGIN SOLUTION", "### END SOLUTION"))
+            exec(compile(code, f"<{c.metadata['nbgrader']['grade_id']}>", "exec"), namespace)
+    return {n: namespace[n] for n in ("rbf_gram", "rbf_predict", "choose_sigma")}
+
+
+SOLUTION = _solutions()
+
+
+# --------------------------------------------------------------------------- #
+# The data and the module
+# --------------------------------------------------------------------------- #
+
+def test_committed_data_is_what_the_grader_computes():
+    fresh = json.loads(json.dumps(_core.encode(GRADER.visible_data(), readable=True), allow_nan=True))
+    assert json.loads(data_file(NAME).read_text()) == fresh, (
+        f"run `python -m kpcourse.grading checks-data {NAME}`")
+
+
+def test_grader_references_agree_with_the_package():
+    rng = np.random.default_rng(0)
+    X, Z = rng.normal(size=(7, 3)), rng.normal(size=(5, 3))
+    np.testing.assert_allclose(GRADER.rbf(X, Z, 0.8), kernels.rbf(X, Z, sigma=0.8), rtol=0, atol=1e-12)
+    y, alpha, q = rng.choice([-1, 1], size=7), rng.integers(0, 4, size=7), rng.normal(size=3)
+    ref = float(np.sum(alpha * y * kernels.rbf(X, q[None], sigma=1.2)[:, 0]))
+    assert GRADER.rbf_score(X, y, alpha, q, 1.2) == pytest.approx(ref, rel=1e-12)
+
+
+def test_lesson_module_holds_no_algorithm():
+    tree = ast.parse(Path(checks.__file__).read_text())
+    imported = {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+    imported |= {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module}
+    assert not any(m.startswith(("kpcourse.perceptron", "kpcourse.kernels", "kpcourse.gram", "kpcourse._dual",
+                                 "kpcourse._checks_legacy", "sklearn", "scipy", "torch")) for m in imported), imported
+    source = Path(checks.__file__).read_text()
+    for formula in ("np.exp(", "np.sqrt(", ".fit(", "sigma_errors"):
+        assert formula not in source, f"{formula} in lesson05.py: references belong in grader.py"
+    for node in ast.walk(tree):  # loops only over answers, probes and hint tables
+        if isinstance(node, ast.For):
+            it = ast.unparse(node.iter)
+            assert any(w in it for w in ("answers", "zip", "items", "enumerate", "checked")), it
+
+
+def test_every_autograded_cell_has_a_grader_cell():
+    nb = nbformat.read(ROOT / "source" / NAME / f"{NAME}.ipynb", as_version=4)
+    graded = {c.metadata["nbgrader"]["grade_id"] for c in nb.cells
+              if c.cell_type == "code" and c.metadata.get("nbgrader", {}).get("grade")}
+    assert graded == set(CELLS)
+    for c in nb.cells:  # test cells hold the visible test only
+        assert "HIDDEN TESTS" not in c.source
+        assert "_checks_legacy" not in c.source
+    assert CELLS["ex1-rbf-gram-tests-loop-free"].loop_free == ("rbf_gram",)
+    assert GRADER.FORBIDDEN == ("kpcourse", "sklearn", "scipy")
+    assert all(CELLS[g].allow == ("kpcourse.perceptron.KernelPerceptron",) for g in CELLS if g.startswith("ex3"))
+    assert all(CELLS[g].allow == () for g in CELLS if not g.startswith("ex3"))
+
+
+# --------------------------------------------------------------------------- #
+# The grader's cells: pass the solution, fail each mistake, on answers as data
+# --------------------------------------------------------------------------- #
+
+CELLS = GRADER.cells()
+
+
+def _judge(cell, functions):
+    """Judge a Cell as the grader does, on answers round-tripped through JSON."""
+    for test in cell.tests:
+        answers = test.answers(functions)
+        answers = [_core.Answer.from_data(a.call, json.loads(json.dumps(a.to_data(), allow_nan=True)))
+                   for a in answers]
+        test.judge(answers)
+
+
+@pytest.mark.parametrize("gid", sorted(CELLS))
+def test_every_cell_passes_the_solution(gid):
+    _judge(CELLS[gid], SOLUTION)
+
+
+def _with(**wrong):
+    return {**SOLUTION, **wrong}
+
+
+@pytest.mark.parametrize("gid,wrong,expected", [
+    ("ex1-rbf-gram-tests-values", {"rbf_gram": "sigma"}, "σ instead of σ²"),
+    ("ex1-rbf-gram-tests-values", {"rbf_gram": "no2"}, "the factor 2 is missing"),
+    ("ex1-rbf-gram-tests-shape", {"rbf_gram": "unchecked"}, "should raise ValueError when sigma is 0"),
+    ("ex2-rbf-predict-tests-score", {"rbf_predict": "no_y"}, "ignores the labels y"),
+    ("ex2-rbf-predict-tests-label", {"rbf_predict": "sign"}, "gave the label 0"),
+    ("ex3-choose-sigma-tests-errors", {"choose_sigma": "accuracy"}, "accuracies"),
+    ("ex3-choose-sigma-tests-choice", {"choose_sigma": "train"}, "by the training error"),
+])
+def test_cells_fail_common_mistakes_with_their_hint(gid, wrong, expected):
+    (fname, kind), = wrong.items()
+    make = {"rbf_gram": make_gram, "rbf_predict": make_predict, "choose_sigma": make_choose}[fname]
+    wrong_fn = make_gram(check=False) if kind == "unchecked" else make(kind)
+    assert expected in _message(_judge, CELLS[gid], _with(**{fname: wrong_fn}))
+
+
+def test_hidden_tests_catch_what_the_visible_probes_miss():
+    # right on the visible 4 x 3 probe, wrong elsewhere: only the hidden values test sees it
+    def probe_only(X, Z, sigma):
+        K = SOLUTION["rbf_gram"](X, Z, sigma)
+        return K if K.shape in ((4, 3), (4, 4)) else K * 0.5
+
+    run_visible = checks.rbf_gram_tests("values")
+    _core.run(run_visible, rbf_gram=probe_only)
+    msg = _message(_judge, CELLS["ex1-rbf-gram-tests-values"], _with(rbf_gram=probe_only))
+    assert "rbf_gram on new data" in msg
+
+    def choose_first(X_train, y_train, X_val, y_val, sigmas):  # right errors, wrong choice on new data
+        best, errors = SOLUTION["choose_sigma"](X_train, y_train, X_val, y_val, sigmas)
+        return (best if sigmas[0] == 0.003 else sigmas[-1]), errors
+
+    msg = _message(_judge, CELLS["ex3-choose-sigma-tests-choice"], _with(choose_sigma=choose_first))
+    assert "choose_sigma on new data chose σ = 20" in msg
+
+
+def test_hidden_messages_hide_the_expected_values():
+    def probe_only(X, y, alpha, query, sigma):  # right on the visible probes only
+        score, label = SOLUTION["rbf_predict"](X, y, alpha, query, sigma)
+        return (score if np.shape(X) in ((5, 3), (2, 2)) else 0.5 * score), label
+
+    _core.run(checks.rbf_predict_tests("all"), rbf_predict=probe_only)
+    msg = _message(_judge, CELLS["ex2-rbf-predict-tests-score"], _with(rbf_predict=probe_only))
+    assert "the score of the article's example is not correct" in msg
+    assert "1.9175" not in msg and "1.91750" not in msg
+
+
+def test_slow_loop_free_gram_gets_its_points():
+    """No point depends on speed: a loop-free function that makes a Python call per pair passes."""
+    cell = CELLS["ex1-rbf-gram-tests-loop-free"]
+    program = policy.Program([_source(gram_vectorize)])
+    assert program.loops(cell.loop_free) == []
+    assert max(t.time_limit for t in cell.tests) >= 60
+    checks.diagnose_rbf_gram(gram_vectorize, "loop_free")
 
 
 # --------------------------------------------------------------------------- #
@@ -68,9 +228,37 @@ def gram_vectorize(X, Z, sigma):  # no loop statement, but a Python call per pai
     return pair(*np.meshgrid(np.arange(len(X)), np.arange(len(Z)), indexing="ij"))
 
 
+GRAM_LOOPS = '''
+def rbf_gram_row_loop(X, Z, sigma):
+    K = np.empty((len(X), len(Z)))
+    for i in range(len(X)):
+        K[i] = np.exp(-((X[i] - Z) ** 2).sum(1) / (2.0 * sigma ** 2))
+    return K
+
+
+def rbf_gram_comprehension(X, Z, sigma):
+    return np.array([np.exp(-((x - Z) ** 2).sum(1) / (2.0 * sigma ** 2)) for x in X])
+
+
+def _rows(X, Z, sigma):
+    return np.array([np.exp(-((x - Z) ** 2).sum(1) / (2.0 * sigma ** 2)) for x in X])
+
+
+def rbf_gram_helper_loop(X, Z, sigma):
+    return _rows(X, Z, sigma)
+'''
+
+
+def _source(func):
+    import inspect
+    import textwrap
+
+    return textwrap.dedent(inspect.getsource(func))
+
+
 def test_rbf_gram_right_passes_every_aspect():
-    for f in (make_gram(), gram_broadcast):
-        for aspect in ("values", "shape", "fast"):
+    for f in (make_gram(), gram_broadcast, SOLUTION["rbf_gram"]):
+        for aspect in ("values", "shape", "loop_free", "all"):
             checks.diagnose_rbf_gram(f, aspect)
 
 
@@ -79,14 +267,16 @@ def test_rbf_gram_common_mistakes_fail_values_only(kind, phrase):
     f = make_gram(kind)
     msg = _message(checks.diagnose_rbf_gram, f, "values")
     assert phrase in msg
-    ref = np.round(kernels.rbf(checks._G_X, checks._G_Z, sigma=0.7), 4)
+    ref = np.round(kernels.rbf(checks.PROBES["gram_X"], checks.PROBES["gram_Z"], sigma=0.7), 4)
     assert not any(f"{v:.4f}" in msg for v in ref.ravel() if v > 1e-3)
     checks.diagnose_rbf_gram(f, "shape")
-    checks.diagnose_rbf_gram(f, "fast")
+    checks.diagnose_rbf_gram(f, "loop_free")
 
 
 @pytest.mark.parametrize("formula,phrase", [
+    (lambda d2, s: np.exp(-d2 / s), "you divided by σ"),
     (lambda d2, s: np.exp(-s * d2), "not scikit-learn's γ"),
+    (lambda d2, s: np.exp(-d2 * 2 * s * s), "multiplied by 2σ²"),
     (lambda d2, s: np.exp(-np.sqrt(d2) / (2 * s * s)), "squared distance"),
     (lambda d2, s: np.exp(d2 / (2 * s * s)), "must be negative"),
     (lambda d2, s: d2, "squared distances, not the kernel"),
@@ -99,76 +289,46 @@ def test_rbf_gram_other_named_mistakes(formula, phrase):
     assert phrase in _message(checks.diagnose_rbf_gram, rbf_gram, "values")
 
 
-def test_rbf_gram_transposed_and_missing_errors():
+def test_rbf_gram_transposed_wrong_diagonal_and_missing_errors():
     def transposed(X, Z, sigma):
         return gram_broadcast(Z, X, sigma)
     assert "transposed" in _message(checks.diagnose_rbf_gram, transposed, "values")
+
+    def off_diagonal(X, Z, sigma):
+        K = gram_broadcast(X, Z, sigma)
+        return K if K.shape != (4, 4) else K * 0.9
+    assert "k(x, x) = 1" in _message(checks.diagnose_rbf_gram, off_diagonal, "values")
     msg = _message(checks.diagnose_rbf_gram, make_gram(check=False), "shape")
     assert "should raise ValueError when sigma is 0" in msg  # X @ Z.T raises for the columns itself
     assert "sigma is negative" in msg
 
+    def in_place(X, Z, sigma):
+        K = gram_broadcast(X, Z, sigma)
+        X *= 2
+        return K
+    assert "changed the arrays passed in" in _message(checks.diagnose_rbf_gram, in_place, "shape")
 
-@pytest.mark.parametrize("f,kind", [(gram_row_loop, "a `for` loop"),
-                                    (gram_comprehension, "a list comprehension")])
-def test_rbf_gram_loops_fail_fast_only(f, kind):
-    assert kind in _message(checks.diagnose_rbf_gram, f, "fast")
+
+@pytest.mark.parametrize("f", [gram_row_loop, gram_comprehension])
+def test_rbf_gram_loops_fail_loop_free_only(f):
+    assert "rbf_gram uses a Python loop" in _message(checks.diagnose_rbf_gram, f, "loop_free")
     checks.diagnose_rbf_gram(f, "values")
     checks.diagnose_rbf_gram(f, "shape")
 
 
-def test_rbf_gram_slow_without_loop_statement_fails_the_timing():
-    msg = _message(checks.diagnose_rbf_gram, gram_vectorize, "fast")
-    assert "times faster than a double Python loop" in msg
+def test_policy_finds_loops_in_the_function_and_its_helpers():
+    program = policy.Program([GRAM_LOOPS])
+    assert program.loops(("rbf_gram_row_loop",)) == ["rbf_gram_row_loop"]
+    assert program.loops(("rbf_gram_comprehension",)) == ["rbf_gram_comprehension"]
+    assert program.loops(("rbf_gram_helper_loop",)) == ["_rows"]
+    assert policy.Program([_source(gram_broadcast)]).loops(("gram_broadcast",)) == []
 
 
 def test_check_loop_free_passes_functions_without_source():
     namespace = {}
     exec("def f(x):\n    return [v for v in x]\n", namespace)  # no file: inspect cannot read it
-    checks.check_loop_free(namespace["f"])
-    checks.check_loop_free(len)
-
-
-def gram_module_call(X, Z, sigma):
-    return kernels.rbf(X, Z, sigma=sigma)
-
-
-def gram_alias_call(X, Z, sigma):
-    return imported_rbf(X, Z, sigma=sigma)
-
-
-def gram_alias_swallowed(X, Z, sigma):
-    try:
-        return imported_rbf(X, Z, sigma=sigma)
-    except AssertionError:
-        return gram_broadcast(X, Z, sigma)
-
-
-def gram_sklearn(X, Z, sigma):
-    return imported_rbf_kernel(X, Z, gamma=1.0 / (2.0 * sigma ** 2))
-
-
-def gram_dict(X, Z, sigma):
-    return kernels.KERNELS["rbf"](X, Z, sigma=sigma)
-
-
-@pytest.mark.parametrize("f,target", [(gram_module_call, "kpcourse.kernels.rbf"),
-                                      (gram_alias_call, "kpcourse.kernels.rbf"),
-                                      (gram_alias_swallowed, "kpcourse.kernels.rbf"),
-                                      (gram_dict, "kpcourse.kernels.rbf"),
-                                      (gram_sklearn, "sklearn.metrics.pairwise.rbf_kernel")])
-def test_rbf_gram_reference_calls_get_no_credit_in_every_aspect(f, target):
-    for aspect in ("values", "shape", "fast"):
-        msg = _message(checks.diagnose_rbf_gram, f, aspect)
-        assert f"calling {target} gets no credit" in msg
-
-
-def test_no_rbf_reference_restores_everything():
-    wrapped = checks.no_rbf_reference(gram_alias_call)
-    with pytest.raises(AssertionError):
-        wrapped(np.ones((2, 2)), np.ones((3, 2)), 1.0)
-    assert imported_rbf is kernels.rbf
-    assert kernels.rbf(np.zeros((1, 2)), np.ones((1, 2)), sigma=1.0).shape == (1, 1)
-    assert KernelPerceptron(kernel="rbf", sigma=1.0).fit([[0.0], [1.0]], [-1, 1]).n_epochs_ >= 1
+    _core.check_loop_free(namespace["f"])
+    _core.check_loop_free(len)
 
 
 # --------------------------------------------------------------------------- #
@@ -183,19 +343,19 @@ def make_predict(kind="right"):
         d2 = ((X - query) ** 2).sum(1)
         k = np.exp(-d2 / {"sigma": 2.0 * sigma, "no2": sigma ** 2}.get(kind, 2.0 * sigma ** 2))
         weights = {"no_y": np.asarray(alpha), "no_alpha": np.asarray(y)}.get(kind, np.asarray(alpha) * y)
-        score = float(np.sum(weights * k))
+        score = float(np.sum(weights * k)) * (0.5 if kind == "half" else 1.0)
         label = {"sign": int(np.sign(score)), "geq": 1 if score >= 0 else -1}.get(kind, 1 if score > 0 else -1)
         return score, label
     return rbf_predict
 
 
 def test_rbf_predict_right_passes_and_gives_the_article_numbers():
-    f = make_predict()
-    for aspect in ("score", "label"):
-        checks.diagnose_rbf_predict(f, aspect)
+    for f in (make_predict(), SOLUTION["rbf_predict"]):
+        for aspect in ("score", "label", "all"):
+            checks.diagnose_rbf_predict(f, aspect)
     from kpcourse.datasets import msdn_example
     ex = msdn_example()
-    score, label = f(ex["X"], ex["y"], ex["alpha"], ex["query"], ex["sigma"])
+    score, label = SOLUTION["rbf_predict"](ex["X"], ex["y"], ex["alpha"], ex["query"], ex["sigma"])
     assert round(score, 4) == 1.9175 and label == 1
 
 
@@ -206,6 +366,13 @@ def test_rbf_predict_score_mistakes(kind, phrase):
     assert phrase in _message(checks.diagnose_rbf_predict, make_predict(kind), "score")
 
 
+def test_rbf_predict_unnamed_mistake_hides_the_score():
+    msg = _message(checks.diagnose_rbf_predict, make_predict("half"), "score")
+    assert "not Σ αᵢ yᵢ" in msg
+    right = make_predict()(*checks.PROBES["predict"])[0]
+    assert f"{right:.4g}" not in msg
+
+
 @pytest.mark.parametrize("kind,phrase", [("sign", "gave the label 0"), ("geq", "gave +1")])
 def test_rbf_predict_zero_score_fails_label_only(kind, phrase):
     f = make_predict(kind)
@@ -213,18 +380,20 @@ def test_rbf_predict_zero_score_fails_label_only(kind, phrase):
     checks.diagnose_rbf_predict(f, "score")
 
 
-def test_rbf_predict_missing_value_error_and_reference_call():
+def test_rbf_predict_shapes_and_missing_value_error():
     def no_check(X, y, alpha, query, sigma):
-        k = [np.exp(-np.sum((x - query[:len(x)]) ** 2) / (2 * sigma ** 2)) for x in X]
-        score = float(sum(a * yy * kk for a, yy, kk in zip(alpha, y, k, strict=False)))  # hides the mismatch
+        k = np.exp(-((X - query[:X.shape[1]]) ** 2).sum(1) / (2 * sigma ** 2))
+        n = min(len(y), len(alpha), len(k))
+        score = float(np.sum(alpha[:n] * y[:n] * k[:n]))  # hides the mismatch
         return score, 1 if score > 0 else -1
     assert "should raise ValueError when alpha has 3 counts" in _message(
         checks.diagnose_rbf_predict, no_check, "label")
 
-    def via_reference(X, y, alpha, query, sigma):
-        score = float(np.sum(alpha * y * imported_rbf(X, query[None], sigma=sigma)[:, 0]))
-        return score, 1 if score > 0 else -1
-    assert "gets no credit" in _message(checks.diagnose_rbf_predict, via_reference, "score")
+    def vector_score(X, y, alpha, query, sigma):
+        k = np.exp(-((X - query) ** 2).sum(1) / (2 * sigma ** 2))
+        return alpha * y * k, 1
+    assert "should be one number" in _message(checks.diagnose_rbf_predict, vector_score, "score")
+    assert "tuple (score, label)" in _message(checks.diagnose_rbf_predict, lambda *a: 1.0, "score")
 
 
 # --------------------------------------------------------------------------- #
@@ -247,8 +416,9 @@ def make_choose(kind="right"):
 
 
 def test_choose_sigma_right_passes():
-    for aspect in ("errors", "choice"):
-        checks.diagnose_choose_sigma(make_choose(), aspect)
+    for f in (make_choose(), SOLUTION["choose_sigma"]):
+        for aspect in ("errors", "choice", "all"):
+            checks.diagnose_choose_sigma(f, aspect)
 
 
 @pytest.mark.parametrize("kind,phrase", [("counts", "not counts"), ("accuracy", "accuracies"),
@@ -269,7 +439,15 @@ def test_choose_sigma_choice_mistakes_fail_choice_only(kind, phrase):
 
 def test_check_sigma_choice_tolerance():
     val = np.array([0.2, 0.03, 0.06, 0.5])
-    checks.check_sigma_choice(1.0, (0.01, 0.1, 1.0, 10.0), val)        # 0.06 is within 0.05 of 0.03
-    assert "not one of sigmas" in _message(checks.check_sigma_choice, 0.5, (0.01, 0.1, 1.0, 10.0), val)
-    assert "clearly better" in _message(checks.check_sigma_choice, 0.01, (0.01, 0.1, 1.0, 10.0),
-                                        np.array([0.2, 0.03, 0.06, 0.5]))
+    grid = (0.01, 0.1, 1.0, 10.0)
+    checks.check_sigma_choice(1.0, grid, val)        # 0.06 is within 0.05 of 0.03
+    assert "not one of sigmas" in _message(checks.check_sigma_choice, 0.5, grid, val)
+    assert "clearly better" in _message(checks.check_sigma_choice, 0.01, grid, val)
+    assert "one number" in _message(checks.check_sigma_choice, "0.1", grid, val)
+    assert "one number" in _message(checks.check_sigma_choice, [0.1], grid, val)
+
+
+def test_choose_probe_errors_are_data_not_training():
+    d = checks._data()["choose"]
+    assert d["val"].shape == d["train"].shape == (len(checks.PROBES["choose_sigmas"]),)
+    assert 0 <= d["val"].min() and d["val"].max() <= 1

@@ -3,7 +3,17 @@
 Each case is the release with every solution cell filled in from the source, except the
 cells in ``replace`` (grade_id -> the whole cell as a student would have typed it).
 ``expect``: scores of the graded cells listed (every other autograded cell gets full
-marks); ``message``: what the failing visible test must say.
+marks); ``message``: what the failing test cell must say.
+
+The reference-call cases call each implementation this lesson forbids (kpcourse's
+``kernels.rbf``, ``kernels.squared_distances``, ``gram.gram_matrix``, scikit-learn's
+``rbf_kernel``, ``euclidean_distances`` and ``GridSearchCV``, SciPy's ``cdist``, the
+σ-error reference that used to ship in ``kpcourse.checks``), by import, through
+``importlib.import_module``, ``getattr`` on a module, and by reading the package's file
+and ``exec``-ing it, each inside one graded function: only that exercise gets 0 — except
+where the grader cannot tell what the call may redefine (``exec``, a function of
+``kpcourse.checks``): the release's scratch cells call every graded function at top level,
+so such an escape costs every exercise (``kpcourse.grading.policy``, READING_ESCAPES).
 """
 
 _GRAM_HEAD = '''def rbf_gram(X, Z, sigma):
@@ -55,7 +65,7 @@ CASES = {
 '''},
         "expect": {"ex1-rbf-gram-tests-values": 2, "ex1-rbf-gram-tests-shape": 1,
                    "ex1-rbf-gram-tests-loop-free": 0},
-        "message": "rbf_gram contains a `for` loop",
+        "message": "rbf_gram uses a Python loop (for, while or a comprehension)",
     },
     # Calling the package's kernel (imported by name) instead of writing it: no credit.
     "reference-call": {
@@ -101,3 +111,134 @@ def rbf_gram(X, Z, sigma):
         "message": "by the training error",
     },
 }
+
+# ----------------------------------------------------------------- reference calls
+_GRAM_ZERO = {"ex1-rbf-gram-tests-values": 0, "ex1-rbf-gram-tests-shape": 0, "ex1-rbf-gram-tests-loop-free": 0}
+_PREDICT_ZERO = {"ex2-rbf-predict-tests-score": 0, "ex2-rbf-predict-tests-label": 0}
+_CHOOSE_ZERO = {"ex3-choose-sigma-tests-errors": 0, "ex3-choose-sigma-tests-choice": 0}
+_ALL_ZERO = {**_GRAM_ZERO, **_PREDICT_ZERO, **_CHOOSE_ZERO}
+
+
+def _no_credit(what, ref):
+    return f"this exercise asks you to write {what} yourself; calling {ref} gets no credit"
+
+
+def _gram_via(imports, body):
+    """An rbf_gram that checks its inputs like the solution, then lets a reference compute K."""
+    return imports + "\n\n\n" + _GRAM_HEAD + body
+
+
+_PREDICT_KERNEL = "    k = np.exp(-((X - query) ** 2).sum(axis=1) / (2 * sigma ** 2))\n"
+_PREDICT_TAIL = '''    score = float(np.sum(alpha * y * k))
+    return score, 1 if score > 0 else -1
+'''
+
+
+def _predict_via(imports, kernel_column):
+    return imports + "\n\n\n" + _PREDICT_HEAD.replace(_PREDICT_KERNEL, kernel_column) + _PREDICT_TAIL
+
+
+_CHOOSE_HEAD = '''def choose_sigma(X_train, y_train, X_val, y_val, sigmas):
+'''
+
+CASES.update({
+    # ---- Exercise 1, by import: every RBF or distance implementation of the lesson's list
+    "ref-gram-squared-distances": {
+        "replace": {"ex1-rbf-gram": _gram_via("from kpcourse.kernels import squared_distances",
+                                              "    return np.exp(-squared_distances(X, Z) / (2 * sigma ** 2))\n")},
+        "expect": _GRAM_ZERO,
+        "message": _no_credit("the RBF Gram matrix", "kpcourse.kernels.squared_distances"),
+    },
+    "ref-gram-gram-matrix": {
+        "replace": {"ex1-rbf-gram": _gram_via(
+            "from kpcourse.gram import gram_matrix",
+            '    return gram_matrix(X, Z, kernel="rbf", sigma=sigma, device="cpu")\n')},
+        "expect": _GRAM_ZERO,
+        "message": _no_credit("the RBF Gram matrix", "kpcourse.gram.gram_matrix"),
+    },
+    "ref-gram-sklearn-rbf-kernel": {
+        "replace": {"ex1-rbf-gram": _gram_via("from sklearn.metrics.pairwise import rbf_kernel",
+                                              "    return rbf_kernel(X, Z, gamma=1 / (2 * sigma ** 2))\n")},
+        "expect": _GRAM_ZERO,
+        "message": _no_credit("the RBF Gram matrix", "sklearn.metrics.pairwise.rbf_kernel"),
+    },
+    "ref-gram-sklearn-euclidean": {
+        "replace": {"ex1-rbf-gram": _gram_via(
+            "from sklearn.metrics import pairwise",
+            "    return np.exp(-pairwise.euclidean_distances(X, Z, squared=True) / (2 * sigma ** 2))\n")},
+        "expect": _GRAM_ZERO,
+        "message": _no_credit("the RBF Gram matrix", "sklearn.metrics.pairwise.euclidean_distances"),
+    },
+    "ref-gram-scipy-cdist": {
+        "replace": {"ex1-rbf-gram": _gram_via(
+            "import scipy.spatial.distance as ssd",
+            '    return np.exp(-ssd.cdist(X, Z, "sqeuclidean") / (2 * sigma ** 2))\n')},
+        "expect": _GRAM_ZERO,
+        "message": _no_credit("the RBF Gram matrix", "scipy.spatial.distance.cdist"),
+    },
+    # ---- Exercise 1, the package's kernel reached without an import statement naming it
+    "ref-gram-importlib": {
+        "replace": {"ex1-rbf-gram": _gram_via(
+            "import importlib",
+            '    return importlib.import_module("kpcourse.kernels").rbf(X, Z, sigma=sigma)\n')},
+        "expect": _GRAM_ZERO,
+        "message": _no_credit("the RBF Gram matrix", "kpcourse.kernels"),
+    },
+    "ref-gram-getattr": {
+        "replace": {"ex1-rbf-gram": _gram_via(
+            "from kpcourse import kernels as _kernels",
+            '    return getattr(_kernels, "r" + "bf")(X, Z, sigma=sigma)\n')},
+        "expect": _GRAM_ZERO,
+        "message": "rbf_gram uses `getattr`, which the grader cannot check: no credit for the RBF Gram matrix",
+    },
+    "ref-gram-exec-file": {
+        "replace": {"ex1-rbf-gram": _gram_via(
+            "import kpcourse.kernels as _kernels",
+            '''    namespace = {"__name__": "kpcourse.kernels", "__package__": "kpcourse"}
+    with open(_kernels.__file__) as f:
+        exec(f.read(), namespace)
+    return namespace["rbf"](X, Z, sigma=sigma)
+''')},
+        "expect": _ALL_ZERO,  # exec, run by the scratch cell's call, could redefine anything
+        "message": "uses `exec`, which the grader cannot check: no credit for the RBF Gram matrix",
+    },
+    # ---- Exercise 2: the kernel column from the package (module alias), from scikit-learn (getattr)
+    "ref-predict-kernels-rbf": {
+        "replace": {"ex2-rbf-predict": _predict_via(
+            "import kpcourse.kernels as kk",
+            "    k = kk.rbf(X, query[None], sigma=sigma)[:, 0]\n")},
+        "expect": _PREDICT_ZERO,
+        "message": _no_credit("the RBF prediction", "kpcourse.kernels.rbf"),
+    },
+    "ref-predict-getattr-sklearn": {
+        "replace": {"ex2-rbf-predict": _predict_via(
+            "import sklearn.metrics.pairwise as skp",
+            '    k = getattr(skp, "rbf_kernel")(X, query[None], gamma=1 / (2 * sigma ** 2))[:, 0]\n')},
+        "expect": _PREDICT_ZERO,
+        "message": _no_credit("the RBF prediction", "sklearn.metrics.pairwise.rbf_kernel"),
+    },
+    # ---- Exercise 3: the σ-error reference that used to ship with the checks; a grid search
+    "ref-choose-checks-sigma-errors": {
+        "replace": {"ex3-choose-sigma": _CHOOSE_HEAD + '''\
+    _, errors = checks.sigma_errors(X_train, y_train, X_val, y_val, sigmas)
+    return sigmas[int(np.argmin(errors))], np.asarray(errors)
+'''},
+        "expect": _ALL_ZERO,  # kpcourse.checks is opaque to the grader, and the scratch cell calls it
+        "message": _no_credit("the choice of σ", "kpcourse.checks.sigma_errors"),
+    },
+    "ref-choose-grid-search": {
+        "replace": {"ex3-choose-sigma": '''from sklearn.model_selection import GridSearchCV, PredefinedSplit
+
+
+''' + _CHOOSE_HEAD + '''    X = np.vstack([X_train, X_val])
+    y = np.concatenate([y_train, y_val])
+    split = PredefinedSplit(np.r_[-np.ones(len(y_train)), np.zeros(len(y_val))])
+    model = KernelPerceptron(kernel="rbf", max_epochs=10, random_state=0, device="cpu")
+    search = GridSearchCV(model, {"sigma": list(sigmas)}, cv=split, refit=False).fit(X, y)
+    errors = 1 - search.cv_results_["mean_test_score"]
+    return sigmas[int(np.argmin(errors))], errors
+'''},
+        "expect": _CHOOSE_ZERO,
+        "message": _no_credit("the choice of σ", "sklearn.model_selection.GridSearchCV"),
+    },
+})
