@@ -1,22 +1,151 @@
-"""kpcourse.checks, lesson 06: every diagnosis passes the model solution and names each mistake.
+"""Lesson 06's checks: every diagnosis passes the model solution and names each common mistake.
 
-The right functions are the model solutions of assignment 06; each wrong one makes a
-single common mistake. Messages must name the mistake and never contain the expected
-numbers. The memory test measures with tracemalloc, so an untiled Gram matrix fails it.
+The right functions are the solution cells of ``source/06-gram-at-scale`` (executed here);
+each wrong one makes a single common mistake. Messages must name the mistake and never
+contain the expected numbers. The checks hold data (``kpcourse/checks/data/lesson06.json``):
+it must equal what the grader's references compute, and the grader's cells must pass the
+solution and fail the mistakes, on answers round-tripped through JSON as in grading.
 """
 
+import ast
+import json
+import os
+from pathlib import Path
+
+import nbformat
 import numpy as np
 import pytest
 
-from kpcourse import checks
-from kpcourse.gram import gram_matrix
-from kpcourse.perceptron import KernelPerceptron
+from kpcourse.checks import _core
+from kpcourse.checks import lesson06 as checks
+from kpcourse.grading.commands import data_file
+from kpcourse.grading.testdata import random_separable
+from kpcourse.grading.trusted import load_grader
+
+ROOT = Path(__file__).resolve().parents[1]
+ASSIGNMENT = "06-gram-at-scale"
+GRADER = load_grader(ROOT / "source" / ASSIGNMENT / "grader.py")
+
+
+def _solutions():
+    nb = nbformat.read(ROOT / "source" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4)
+    namespace = {}
+    for c in nb.cells:  # the setup cell (imports), then the solution cells
+        md = c.metadata.get("nbgrader", {})
+        if c.cell_type == "code" and (md.get("solution") or md.get("grade_id") == "setup"):
+            exec(compile(c.source, c.metadata["nbgrader"]["grade_id"], "exec"), namespace)  # noqa: S102
+    return namespace
+
+
+SOLUTION = _solutions()
+FUNCTIONS = {name: SOLUTION[name] for name in ("tiled_rbf_gram", "train_incremental", "choose_storage")}
 
 
 def _message(func, *args, **kwargs):
     with pytest.raises(AssertionError) as info:
         func(*args, **kwargs)
     return str(info.value)
+
+
+def _judge(cell, functions):
+    """Judge a Cell as the grader does, on answers round-tripped through JSON."""
+    for test in cell.tests:
+        answers = test.answers(functions)
+        answers = [_core.Answer.from_data(a.call, json.loads(json.dumps(a.to_data(), allow_nan=True)))
+                   for a in answers]
+        test.judge(answers)
+
+
+def _with(**replaced):
+    return {**FUNCTIONS, **replaced}
+
+
+@pytest.fixture(scope="module")
+def cells(shared_data):
+    """The grader's cells (a hidden test of Exercise 2 reads 300 MNIST digits from the data folder)."""
+    os.environ.setdefault("KPCOURSE_DATA", str(shared_data))
+    return GRADER.cells()
+
+
+# --------------------------------------------------------------------------- #
+# Data, references, the module itself
+# --------------------------------------------------------------------------- #
+
+def test_committed_data_is_what_the_grader_computes():
+    fresh = json.loads(json.dumps(_core.encode(GRADER.visible_data(), readable=True), allow_nan=True))
+    assert json.loads(data_file(ASSIGNMENT).read_text()) == fresh, (
+        f"run `python -m kpcourse.grading checks-data {ASSIGNMENT}`")
+
+
+def test_lesson_module_holds_no_algorithm():
+    tree = ast.parse(Path(checks.__file__).read_text())
+    imported = {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+    imported |= {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module}
+    assert not any(m.startswith(("kpcourse.perceptron", "kpcourse.kernels", "kpcourse.gram", "kpcourse._dual",
+                                 "kpcourse._backend", "sklearn", "torch", "math")) for m in imported), imported
+    text = Path(checks.__file__).read_text()
+    for formula in ("np.exp(", "isqrt", "sqrt("):
+        assert formula not in text, f"lesson06.py computes something ({formula}): expected values are data"
+    loops = [n for n in ast.walk(tree) if isinstance(n, ast.While)]
+    assert not loops
+
+
+def test_references_agree_with_the_package():
+    from kpcourse.gram import gram_matrix
+    from kpcourse.perceptron import KernelPerceptron
+
+    rng = np.random.default_rng(0)
+    X, Z = rng.normal(size=(30, 4)), rng.normal(size=(20, 4))
+    np.testing.assert_allclose(GRADER.rbf_exact(X, Z, 0.7), gram_matrix(X, Z, kernel="rbf", sigma=0.7, device="cpu"),
+                               rtol=1e-12)
+    X, y = random_separable(50, 3, random_state=3)
+    K = X @ X.T
+    alpha, b = GRADER.incremental(K, y, 100)
+    ref = KernelPerceptron(kernel="precomputed", shuffle=False, max_epochs=100, device="cpu").fit(K, y)
+    np.testing.assert_array_equal(alpha, ref.alpha_)
+    assert b == ref.intercept_
+
+
+def test_storage_table_is_numpy_and_torch():
+    import torch
+
+    for name, size, top in checks.STORAGE_TABLE:
+        dtype = getattr(torch, name)
+        assert torch.finfo(dtype).max == top and torch.finfo(dtype).bits == 8 * size
+
+
+@pytest.mark.parametrize("case", [c for cs in checks.PROBES["storage"].values() for c in cs]
+                         + GRADER._storage_cases(70, [1.0, 418.0, 9.838e8])
+                         + GRADER._storage_cases(69, [65504.0, 65504.5, 9.838e8, 1e39, float("inf")]))
+def test_storage_reference_by_brute_force(case):
+    """The reference's tile is the largest that fits, and it fits (checked by counting bytes)."""
+    n, d, max_value, max_bytes = case
+    out = GRADER.storage_plan(*case)
+    safe = [(name, size) for name, size, top in checks.STORAGE_TABLE
+            if max_value <= top and n * n * size + 8 * (1 + 2 * d) <= max_bytes]
+    if not safe:
+        assert out == checks.REFUSED
+        return
+    name, size = safe[0]
+    left = max_bytes - n * n * size
+    assert out[0] == name
+    tile = out[1]
+    assert 1 <= tile <= n and 8 * (tile * tile + 2 * tile * d) <= left
+    assert tile == n or 8 * ((tile + 1) ** 2 + 2 * (tile + 1) * d) > left
+
+
+def test_storage_mistakes_are_told_apart():
+    for aspect, data in checks._data()["storage"].items():
+        seen = {}
+        for key, outputs in data["mistakes"].items():
+            judged = repr(outputs if aspect == "tile" else [o if o == checks.REFUSED else o[0] for o in outputs])
+            assert judged not in seen, f"{aspect}: {key} and {seen.get(judged)} look alike"
+            seen[judged] = key
+
+
+def test_peak_memory_sees_numpy_allocations():
+    _, peak = checks.peak_memory(np.ones, (1000, 1000))
+    assert 8_000_000 <= peak < 8_200_000
 
 
 # --------------------------------------------------------------------------- #
@@ -52,22 +181,17 @@ def make_tiled(clamp=True, tiled=True, last_block=True, gamma_is_sigma=False, ch
     return tiled_rbf_gram
 
 
-def test_tiled_model_solution_passes():
+def test_tiled_solution_passes():
+    for aspect in ("all", "values", "clamp", "memory"):
+        checks.diagnose_tiled_gram(FUNCTIONS["tiled_rbf_gram"], aspect=aspect)
     checks.diagnose_tiled_gram(make_tiled())
-
-
-def test_tiled_agrees_with_the_package():
-    X, Z = np.random.default_rng(0).normal(size=(30, 4)), np.random.default_rng(1).normal(size=(20, 4))
-    K = make_tiled()(X, Z, 0.7, 4 * 8 * 20 * 3)
-    np.testing.assert_allclose(K, gram_matrix(X, Z, kernel="rbf", sigma=0.7, device="cpu"), rtol=1e-12)
 
 
 def test_tiled_without_clamp_fails_only_the_clamp_aspect():
     f = make_tiled(clamp=False)
     checks.diagnose_tiled_gram(f, aspect="values")
     checks.diagnose_tiled_gram(f, aspect="memory")
-    msg = _message(checks.diagnose_tiled_gram, f, aspect="clamp")
-    assert "clamp the squared distances at 0" in msg
+    assert "clamp the squared distances at 0" in _message(checks.diagnose_tiled_gram, f, aspect="clamp")
 
 
 def test_untiled_fails_only_the_memory_aspect():
@@ -86,17 +210,20 @@ def test_tiled_names_value_mistakes():
                                                  aspect="values")
 
 
-def test_tiled_reference_call_gets_no_credit():
-    def tiled_rbf_gram(X, Z, sigma, max_bytes):
-        return gram_matrix(X, Z, kernel="rbf", sigma=sigma, device="cpu")
-    for aspect in ("values", "clamp", "memory"):
-        msg = _message(checks.diagnose_tiled_gram, tiled_rbf_gram, aspect=aspect)
-        assert "calling kpcourse.gram.gram_matrix gets no credit" in msg
+def test_tiled_messages_hide_the_expected_values():
+    K = checks._data()["tiled"]["K"]
+    msg = _message(checks.diagnose_tiled_gram, lambda X, Z, s, b: np.zeros((len(X), len(Z))) + 0.5, aspect="values")
+    for value in K.ravel()[:10]:
+        assert f"{value:.4f}" not in msg
 
 
-def test_peak_memory_sees_numpy_allocations():
-    _, peak = checks.peak_memory(np.ones, (1000, 1000))
-    assert 8_000_000 <= peak < 8_200_000
+@pytest.mark.parametrize("gid,wrong,expected", [
+    ("ex1-tiled-tests-clamp", make_tiled(clamp=False), "clamp the squared distances at 0"),
+    ("ex1-tiled-tests-memory", make_tiled(tiled=False), "over the budget"),
+    ("ex1-tiled-tests-values", make_tiled(gamma_is_sigma=True), "sigma as γ"),
+])
+def test_tiled_cells_fail_common_mistakes_with_their_hint(cells, gid, wrong, expected):
+    assert expected in _message(_judge, cells[gid], _with(tiled_rbf_gram=wrong))
 
 
 # --------------------------------------------------------------------------- #
@@ -129,15 +256,10 @@ def make_incremental(variant="right", check=True):
     return train_incremental
 
 
-def test_incremental_model_solution_passes_and_matches_the_package():
-    f = make_incremental()
-    checks.diagnose_incremental(f)
-    X, y = checks.random_separable(50, 3, random_state=3)
-    K = X @ X.T
-    alpha, b = f(K, y, 100)
-    ref = KernelPerceptron(kernel="precomputed", shuffle=False, max_epochs=100, device="cpu").fit(K, y)
-    np.testing.assert_array_equal(alpha, ref.alpha_)
-    assert b == ref.intercept_
+def test_incremental_solution_passes():
+    for aspect in ("all", "counts", "bias", "first"):
+        checks.diagnose_incremental(FUNCTIONS["train_incremental"], aspect=aspect)
+    checks.diagnose_incremental(make_incremental())
 
 
 def test_incremental_without_bias_fails_only_the_bias_aspect():
@@ -154,15 +276,132 @@ def test_incremental_only_current_keeps_the_first_epoch_aspect():
         assert "updated only the decision value" in _message(checks.diagnose_incremental, f, aspect=aspect)
 
 
-def test_incremental_missing_value_error_is_named():
+def test_incremental_missing_value_error_and_mutation_are_named():
     msg = _message(checks.diagnose_incremental, make_incremental(check=False), aspect="counts")
     assert "should raise ValueError" in msg
 
+    def in_place(K, y, max_epochs=10):
+        out = make_incremental()(K, y, max_epochs)
+        K += 1.0
+        return out
 
-def test_incremental_reference_call_gets_no_credit():
-    def train_incremental(K, y, max_epochs=10):
-        m = KernelPerceptron(kernel="precomputed", shuffle=False, max_epochs=max_epochs, device="cpu")
-        m.fit(K, y)
-        return m.alpha_, m.intercept_
-    msg = _message(checks.diagnose_incremental, train_incremental, aspect="counts")
-    assert "gets no credit" in msg
+    assert "changed the K or y passed in" in _message(checks.diagnose_incremental, in_place, aspect="first")
+
+
+@pytest.mark.parametrize("gid,variant,expected", [
+    ("ex2-incremental-tests-bias", "no_bias", "your decision values ignore the bias"),
+    ("ex2-incremental-tests-counts", "only_current", "updated only the decision value"),
+])
+def test_incremental_cells_fail_common_mistakes_with_their_hint(cells, gid, variant, expected):
+    assert expected in _message(_judge, cells[gid], _with(train_incremental=make_incremental(variant)))
+
+
+# --------------------------------------------------------------------------- #
+# Exercise 3: choose_storage
+# --------------------------------------------------------------------------- #
+
+def make_storage(mistake=None, message="no storage precision is safe"):
+    def choose_storage(n, d, max_value, max_bytes):
+        out = GRADER.storage_plan(n, d, max_value, max_bytes, mistake=mistake)
+        if out == checks.REFUSED:
+            raise ValueError(message)
+        return out
+    return choose_storage
+
+
+def test_storage_solution_passes():
+    for aspect in ("all", "memory", "overflow", "tile"):
+        checks.diagnose_storage(FUNCTIONS["choose_storage"], aspect=aspect)
+        checks.diagnose_storage(make_storage(), aspect=aspect)
+
+
+def test_storage_example_of_the_exercise():
+    choose = FUNCTIONS["choose_storage"]
+    assert choose(30_000, 784, 418.0, 8 * 2**30) == ("float64", 12420)
+    assert choose(60_000, 784, 9.838e8, 8 * 2**30) == ("bfloat16", 12420)
+    with pytest.raises(ValueError):
+        choose(100_000, 784, 1.0, 8 * 2**30)
+
+
+@pytest.mark.parametrize("mistake,failing", [
+    ("elements", {"memory", "overflow", "tile"}), ("bits", {"memory", "overflow", "tile"}),
+    ("lowest_first", {"memory", "tile"}), ("no_room", {"memory"}),
+    ("no_overflow", {"overflow"}), ("strict", {"overflow"}), ("no_bfloat16", {"overflow"}),
+    ("whole_budget", {"tile"}), ("no_slices", {"tile"}), ("one_slice", {"tile"}), ("tile_elements", {"tile"}),
+    ("tile_itemsize", {"tile"}), ("no_cap", {"tile"}),
+])
+def test_storage_names_each_mistake_in_its_aspect_only(mistake, failing):
+    wrong = make_storage(mistake)
+    for aspect in ("memory", "overflow", "tile"):
+        if aspect in failing:
+            msg = _message(checks.diagnose_storage, wrong, aspect=aspect)
+            named = aspect != "tile" or mistake not in checks._DTYPE_MISTAKES
+            if mistake == "bits" and aspect == "overflow":
+                named = False  # it refuses every probe there: the message says a precision is safe instead
+            if named:
+                assert checks._STORAGE_HINTS[mistake] in msg, (aspect, msg)
+        else:
+            checks.diagnose_storage(wrong, aspect=aspect)
+
+
+def test_storage_wrong_kinds_of_answers():
+    assert "its name as a string" in _message(checks.diagnose_storage, lambda n, d, v, b: (np.float64, 1),
+                                              aspect="memory")
+    assert "whole number" in _message(checks.diagnose_storage, lambda n, d, v, b: ("float64", 1.5), aspect="tile")
+    assert "tuple (dtype, tile)" in _message(checks.diagnose_storage, lambda n, d, v, b: "float64", aspect="memory")
+    msg = _message(checks.diagnose_storage, make_storage(message=""), aspect="memory")
+    assert "with a message that says why" in msg
+    def never_refuses(n, d, max_value, max_bytes):
+        out = GRADER.storage_plan(n, d, max_value, max_bytes)
+        return ("float64", 1) if out == checks.REFUSED else out
+
+    never = _message(checks.diagnose_storage, never_refuses, aspect="overflow")
+    assert "no precision is safe there: raise a ValueError" in never
+
+
+def test_storage_messages_hide_the_expected_tiles():
+    for mistake in ("whole_budget", "no_cap", "one_slice"):
+        msg = _message(checks.diagnose_storage, make_storage(mistake), aspect="tile")
+        assert "12420" not in msg and "1836" not in msg and "3436" not in msg
+
+
+@pytest.mark.parametrize("gid,mistake", [
+    ("ex3-storage-tests-memory", "elements"), ("ex3-storage-tests-overflow", "no_overflow"),
+    ("ex3-storage-tests-tile", "whole_budget"),
+])
+def test_storage_cells_fail_common_mistakes_with_their_hint(cells, gid, mistake):
+    msg = _message(_judge, cells[gid], _with(choose_storage=make_storage(mistake)))
+    assert checks._STORAGE_HINTS[mistake] in msg
+
+
+def test_storage_hidden_cases_catch_what_the_visible_ones_miss(cells):
+    """A plan that only knows the visible probes passes them but not the hidden cases."""
+    known = {c: GRADER.storage_plan(*c) for cs in checks.PROBES["storage"].values() for c in cs}
+
+    def memorised(n, d, max_value, max_bytes):
+        out = known.get((n, d, max_value, max_bytes), ("float64", 1))
+        if out == checks.REFUSED:
+            raise ValueError("refused")
+        return out
+
+    for aspect in ("memory", "overflow", "tile"):
+        checks.diagnose_storage(memorised, aspect=aspect)
+        msg = _message(_judge, cells[f"ex3-storage-tests-{aspect}"], _with(choose_storage=memorised))
+        assert "on new cases" in msg
+
+
+# --------------------------------------------------------------------------- #
+# Every cell of the grader
+# --------------------------------------------------------------------------- #
+
+def test_every_cell_passes_the_solution(cells):
+    for cell in cells.values():
+        _judge(cell, FUNCTIONS)
+
+
+def test_every_exercise_forbids_the_references(cells):
+    for gid, cell in cells.items():
+        forbidden = cell.forbidden or GRADER.FORBIDDEN
+        assert {"kpcourse", "sklearn", "scipy"} <= set(forbidden), gid
+        if gid.startswith("ex1-"):
+            assert "torch" in forbidden  # tracemalloc cannot see torch's memory

@@ -119,3 +119,10 @@ def test_what_top_level_code_runs_decides_how_far_an_escape_reaches():
 def test_importing_an_escape_module_is_not_using_it():
     assert verdict(["import sys\nimport os", HONEST]) == []
     assert verdict(["import os\ndef train(X, y):\n    return os.listdir('.')"])
+
+
+def test_running_the_visible_checks_in_a_scratch_cell_is_fine():
+    assert verdict([HONEST, "checks.diagnose_trace(train, aspect='trace')"]) == []
+    # patching them is not: what the patch assigns counts for every graded function
+    assert verdict([HONEST, "from kpcourse.perceptron import Perceptron\ncheck = Perceptron\n"
+                            "checks.diagnose_trace = check"])

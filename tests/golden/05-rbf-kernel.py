@@ -223,7 +223,7 @@ CASES.update({
     _, errors = checks.sigma_errors(X_train, y_train, X_val, y_val, sigmas)
     return sigmas[int(np.argmin(errors))], np.asarray(errors)
 '''},
-        "expect": _ALL_ZERO,  # kpcourse.checks is opaque to the grader, and the scratch cell calls it
+        "expect": _CHOOSE_ZERO,  # the checks are part of kpcourse: forbidden in a graded function
         "message": _no_credit("the choice of σ", "kpcourse.checks.sigma_errors"),
     },
     "ref-choose-grid-search": {
