@@ -112,3 +112,18 @@ def test_without_bubblewrap_it_runs_and_says_so(tmp_path, monkeypatch):
     monkeypatch.setenv("KPCOURSE_ISOLATION", "require")
     with pytest.raises(sandbox.IsolationUnavailable):
         _run(tmp_path / "again", "print(1)")
+
+
+def test_a_cell_that_kills_the_kernel_costs_only_that_cell(bwrap, tmp_path):
+    work = tmp_path / "work"
+    for sub in ("in", "run", "answers"):
+        (work / sub).mkdir(parents=True)
+    cells = ["x = 41", "import os\nos._exit(1)", "print(x + 1)"]
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    (work / "in" / "probes.json").write_text("{}")
+    nbformat.write(nb, work / "in" / "notebook.ipynb")
+    sandbox.run_notebook("notebook.ipynb", work, 20, budget=200)
+    out = nbformat.read(work / "out" / "executed.ipynb", as_version=4)
+    assert out.cells[1].outputs[0]["ename"] == "DeadKernelError"
+    assert out.cells[2].outputs[0]["text"] == "42\n"  # restarted, the cells above replayed

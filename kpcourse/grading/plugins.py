@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from nbclient.exceptions import CellTimeoutError
+from nbclient.exceptions import CellTimeoutError, DeadKernelError
 from nbclient.util import ensure_async, run_sync
 from nbformat import NotebookNode
 from nbgrader.preprocessors import Execute, NbGraderPreprocessor
@@ -46,6 +46,14 @@ class RestartingExecute(Execute):
             await self._restart_and_replay(cell_index)
             cell.outputs = [_timeout_output(self.timeout, restarted=True)]
             return cell
+        except DeadKernelError:
+            self.log.error("Cell %d killed the kernel: restarting it", cell_index)
+            self._skip.add(cell_index)
+            await self._restart_and_replay(cell_index)
+            why = "the kernel died while running this cell; it was restarted and the cells above it were run again"
+            cell.outputs = [NotebookNode(output_type="error", ename="DeadKernelError", evalue=why,
+                                         traceback=[f"DeadKernelError: {why}"])]
+            return cell
         if any(o.get("ename") == "CellTimeoutError" for o in cell.get("outputs", [])):
             self._skip.add(cell_index)  # interrupted in time; never run it again
         return cell
@@ -59,7 +67,7 @@ class RestartingExecute(Execute):
             kept = other.outputs
             try:
                 await super().async_execute_cell(other, idx, store_history=False)
-            except CellTimeoutError:
+            except (CellTimeoutError, DeadKernelError):
                 self._skip.add(idx)
             other.outputs = kept
 
