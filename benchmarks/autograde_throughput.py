@@ -71,7 +71,7 @@ def _grade(course, jobs, pythonpath=None):
     proc = subprocess.run([sys.executable, "-m", "kpcourse.grading", "--root", str(course), "autograde",
                            "--jobs", str(jobs), "--no-feedback"], env=env, capture_output=True, text=True)
     wall = time.monotonic() - start
-    graded = proc.stdout.count("graded ") - proc.stdout.count("autograded ")
+    graded = sum(line.startswith("graded ") for line in proc.stdout.splitlines())
     if proc.returncode != 0:
         print(proc.stdout[-3000:], proc.stderr[-3000:], file=sys.stderr)
     return wall, graded, proc.returncode
