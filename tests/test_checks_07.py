@@ -1,17 +1,46 @@
-"""kpcourse.checks, lesson 07: every diagnosis passes the model solution and names each mistake.
+"""Lesson 07's checks: every diagnosis passes the model solution and names each common mistake.
 
-The right functions are the model solutions of assignment 07; each wrong one makes a
-single common mistake (or keeps one flaw of the lecture's GPU trainer). Messages must
-name the mistake and never contain the expected labels or values.
+The right functions are the solution cells of ``source/07-mnist-gpu`` (executed here); each
+wrong one makes a single common mistake or keeps one flaw of the trainer the assignment hands
+out. Messages must name the behaviour and never the expected values. The checks hold data
+(``kpcourse/checks/data/lesson07.json``): it must equal what the grader's references compute,
+and the grader's cells must pass the solution and fail the mistakes — each kept flaw failing
+the cells of its own behaviour and no other — on answers round-tripped through JSON as in
+grading.
 """
 
+import ast
+import json
+from pathlib import Path
+
+import nbformat
 import numpy as np
 import pytest
 import torch
 
-from kpcourse import checks
-from kpcourse.kernels import polynomial
-from kpcourse.perceptron import KernelPerceptron
+from kpcourse.checks import _core
+from kpcourse.checks import lesson07 as checks
+from kpcourse.grading.commands import data_file
+from kpcourse.grading.trusted import load_grader
+
+ROOT = Path(__file__).resolve().parents[1]
+ASSIGNMENT = "07-mnist-gpu"
+GRADER = load_grader(ROOT / "source" / ASSIGNMENT / "grader.py")
+
+
+def _solutions():
+    nb = nbformat.read(ROOT / "source" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4)
+    namespace = {}
+    for c in nb.cells:  # the setup cell (imports, data), the given trainer, then the solution cells
+        md = c.metadata.get("nbgrader", {})
+        if c.cell_type == "code" and (md.get("solution") or md.get("grade_id") in ("setup", "buggy-code")):
+            exec(compile(c.source, c.metadata["nbgrader"]["grade_id"], "exec"), namespace)  # noqa: S102
+    return namespace
+
+
+SOLUTION = _solutions()
+FUNCTIONS = {name: SOLUTION[name] for name in ("ovr_predict", "fixed_train", "fixed_predict")}
+CELLS = GRADER.cells()
 
 
 def _message(func, *args, **kwargs):
@@ -20,11 +49,186 @@ def _message(func, *args, **kwargs):
     return str(info.value)
 
 
+def _judge(cell, functions):
+    """Judge a Cell as the grader does, on answers round-tripped through JSON."""
+    for test in cell.tests:
+        answers = test.answers(functions)
+        answers = [_core.Answer.from_data(a.call, json.loads(json.dumps(a.to_data(), allow_nan=True)))
+                   for a in answers]
+        test.judge(answers)
+
+
+def _passes(cell, functions):
+    try:
+        _judge(cell, functions)
+    except AssertionError:
+        return False
+    return True
+
+
+def _with(**replaced):
+    return {**FUNCTIONS, **replaced}
+
+
 # --------------------------------------------------------------------------- #
-# ovr_predict
+# Data, references, the module itself
 # --------------------------------------------------------------------------- #
 
-def make_predict(pick=np.argmax, use_y=True, use_b=True, indices=False, check=True):
+def test_committed_data_is_what_the_grader_computes():
+    fresh = json.loads(json.dumps(_core.encode(GRADER.visible_data(), readable=True), allow_nan=True))
+    assert json.loads(data_file(ASSIGNMENT).read_text()) == fresh, (
+        f"run `python -m kpcourse.grading checks-data {ASSIGNMENT}`")
+
+
+def test_lesson_module_holds_no_algorithm():
+    tree = ast.parse(Path(checks.__file__).read_text())
+    imported = {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+    imported |= {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module}
+    assert not any(m.startswith(("kpcourse.perceptron", "kpcourse.kernels", "kpcourse.gram", "kpcourse._dual",
+                                 "kpcourse._backend", "kpcourse._checks_legacy", "sklearn", "torch"))
+                   for m in imported), imported
+    text = Path(checks.__file__).read_text()
+    for formula in ("** degree", "argmax(", "@ X", ".T @", "np.outer"):
+        assert formula not in text, f"lesson07.py computes something ({formula}): expected values are data"
+    assert not [n for n in ast.walk(tree) if isinstance(n, ast.While)]
+
+
+def test_nothing_uses_the_legacy_checks():
+    for path in (Path(checks.__file__), ROOT / "source" / ASSIGNMENT / "grader.py"):
+        assert "_checks_legacy" not in path.read_text()
+    nb = (ROOT / "source" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb").read_text()
+    for legacy in ("no_reference_calls", "POLY_FORBIDDEN", "ovr_train", "diagnose_fixed_update", "HIDDEN TESTS"):
+        assert legacy not in nb
+
+
+def test_reference_is_the_package_kernel_perceptron():
+    from kpcourse.perceptron import KernelPerceptron
+
+    rng = np.random.default_rng(1)
+    X, y = rng.normal(size=(80, 5)), rng.integers(0, 3, 80)
+    K = (X @ X.T + 1.0) ** 2
+    m = KernelPerceptron(kernel="precomputed", shuffle=False, max_epochs=7, device="cpu").fit(K, y)
+    alpha, b = GRADER.ovr_train(K, GRADER.ovr_labels(y, np.arange(3)), 7)
+    np.testing.assert_array_equal(alpha, m.alpha_)
+    np.testing.assert_array_equal(b, m.intercept_)
+    Xq = rng.normal(size=(20, 5))
+    Kq = (Xq @ X.T + 1.0) ** 2
+    labels = GRADER.predict(Xq, X, alpha, GRADER.ovr_labels(y, np.arange(3)), b, np.arange(3), 2, 1.0, 1.0)
+    np.testing.assert_array_equal(labels, m.predict(Kq))
+
+
+def test_the_handed_out_trainer_is_the_reference_with_every_flaw():
+    """buggy_train / buggy_predict of the notebook = the grader's references with all flaws on."""
+    X, y = checks._points("new")
+    with np.errstate(invalid="ignore"):
+        got = SOLUTION["buggy_train"](X, y, np.array([0, 1, 2]), max_epochs=5)
+    want = GRADER.fit(X, y, np.array([0, 1, 2]), 5, 4, 1.0, 1.0, flaws=GRADER.FLAWS)
+    for g, w in zip(got, want, strict=True):
+        np.testing.assert_array_equal(g, w)
+    args = checks.PROBES["predict_four"]
+    np.testing.assert_array_equal(SOLUTION["buggy_predict"](*args), GRADER.predict(*args, flaws=GRADER.FLAWS))
+
+
+def test_online_probes_are_exact_in_float16():
+    """On the "online" probes every precision gives the same kernel: only the training is judged."""
+    for X, *_, degree, gamma, coef0 in checks.PROBES["online"].values():
+        exact = GRADER.poly(X, X, degree, gamma, coef0)
+        for dtype in ("float16", "bfloat16"):
+            np.testing.assert_array_equal(GRADER.poly(X, X, degree, gamma, coef0, dtype), exact)
+    for seed, labels in ((72, [1, 2, 3, 4]), (73, [-1, 5, 7])):
+        X, _ = GRADER.small_classes(40, len(labels), seed, labels)
+        for dtype in ("float16", "bfloat16"):
+            np.testing.assert_array_equal(GRADER.poly(X, X, 2, 1.0, 1.0, dtype), GRADER.poly(X, X, 2, 1.0, 1.0))
+
+
+def test_probe_variants_differ():
+    d = checks._data()
+    online = d["online"]
+    for key, m in online["mistakes"].items():
+        assert not (_core.same(m["alpha"], online["tiny"]["alpha"]) and _core.same(m["b"], online["tiny"]["b"])), key
+    assert len(np.unique(d["ovr"]["labels"])) == 3
+    for pick in ("argmax", "argmin"):
+        ok = d["ovr"]["labels"] if pick == "argmax" else d["ovr"]["argmin"]
+        for key, labels in d["ovr"]["mistakes"][pick].items():
+            assert not np.array_equal(labels, ok), (pick, key)
+    first = d["new"]["expected"][0]
+    for key, flawed in first["flawed"].items():
+        assert not all(_core.same(flawed[k], first[k]) for k in ("alpha", "b", "Y_pm")), key
+    assert d["precision"]["kmax"] > 1e8 and d["predict_precision"]["kmax"] > 1e6
+    assert len(np.unique(d["predict_precision"]["expected"])) == 3
+    assert not np.array_equal(d["predict_precision"]["overflow"], d["predict_precision"]["expected"])
+    for labels, key in zip(d["predict_labels"]["expected"], ("predict_four", "predict_three"), strict=True):
+        assert set(labels.tolist()) == set(checks.PROBES[key][5].tolist())  # every class is predicted
+
+
+# --------------------------------------------------------------------------- #
+# Student-like variants: the solution with one flaw kept or one slip made
+# --------------------------------------------------------------------------- #
+
+def make_train(flaws=(), dtype="float64", only_current=False, no_bias=False, strict=False, in_place=False):
+    def fixed_train(X, y, classes, max_epochs=5, degree=4, gamma=1.0, coef0=1.0):
+        if in_place:
+            y[0] = y[-1]  # writes into the caller's array
+        y = np.asarray(y)
+        if "labels" in flaws:
+            y = np.where(y == 0, -1, y)
+        Y = np.where(y[:, None] == np.asarray(classes)[None, :], 1.0, -1.0)
+        t = torch.float16 if "precision" in flaws else getattr(torch, dtype)
+        A = torch.tensor(np.asarray(X, dtype=float), dtype=t)
+        K = ((gamma * (A @ A.T) + coef0) ** degree).double().numpy()
+        n, C = Y.shape
+        alpha, b, F = np.zeros((C, n)), np.zeros(C), np.zeros((n, C))
+        with np.errstate(invalid="ignore"):
+            for _ in range(max_epochs):
+                if "online" in flaws:
+                    wrong = Y * (K @ (alpha * Y.T).T + b) <= 0
+                    if not wrong.any():
+                        break
+                    alpha += wrong.T
+                    b += (wrong * Y).sum(axis=0)
+                    continue
+                made = 0
+                for i in range(n):
+                    wrong = Y[i] * F[i] < 0 if strict else Y[i] * F[i] <= 0
+                    if wrong.any():
+                        step = wrong * Y[i]
+                        alpha[wrong, i] += 1
+                        b += step
+                        extra = 0.0 if no_bias else 1.0
+                        if only_current:
+                            F[i] += (K[i, i] + extra) * step
+                        else:
+                            F += np.outer(K[:, i] + extra, step)
+                        made += 1
+                if made == 0:
+                    break
+        return alpha, b, Y
+    return fixed_train
+
+
+def make_predict(flaws=(), dtype="float64", pick=np.argmax):
+    def fixed_predict(X_new, X, alpha, Y_pm, b, classes, degree=4, gamma=1.0, coef0=1.0):
+        t = torch.float16 if "precision" in flaws else getattr(torch, dtype)
+        A, N = torch.tensor(np.asarray(X, dtype=float), dtype=t), torch.tensor(np.asarray(X_new, dtype=float), dtype=t)
+        K = ((gamma * (N @ A.T) + coef0) ** degree).double().numpy()
+        with np.errstate(invalid="ignore"):
+            labels = np.asarray(classes)[pick(K @ (np.asarray(alpha) * np.asarray(Y_pm).T).T + b, axis=1)]
+        return np.where(labels == -1, 0, labels) if "labels" in flaws else labels
+    return fixed_predict
+
+
+TRAIN_CELLS = ("online", "labels", "precision", "new")
+
+
+def _train_cells_passed(func):
+    return {a for a in TRAIN_CELLS if _passes(CELLS[f"ex2-train-tests-{a}"], _with(fixed_train=func))}
+
+
+# --------------------------------------------------------------------------- #
+# Exercise 1: ovr_predict
+# --------------------------------------------------------------------------- #
+
+def make_ovr(pick=np.argmax, use_y=True, use_b=True, indices=False, check=True):
     def ovr_predict(K_test_train, alpha, Y_pm, b, classes):
         K, alpha, Y = np.asarray(K_test_train, float), np.asarray(alpha, float), np.asarray(Y_pm, float)
         if check and K.shape[1] != alpha.shape[1]:
@@ -36,148 +240,153 @@ def make_predict(pick=np.argmax, use_y=True, use_b=True, indices=False, check=Tr
     return ovr_predict
 
 
-def test_ovr_model_solution_passes_and_matches_the_package():
-    f = make_predict()
-    checks.diagnose_ovr_predict(f)
-    rng = np.random.default_rng(0)
-    X, y = rng.normal(size=(60, 4)), rng.integers(0, 4, 60) * 2 + 1
-    Xt = rng.normal(size=(25, 4))
-    m = KernelPerceptron(kernel="precomputed", shuffle=False, max_epochs=5, device="cpu").fit(X @ X.T, y)
-    Y = np.where(y[:, None] == m.classes_[None, :], 1.0, -1.0)
-    np.testing.assert_array_equal(f(Xt @ X.T, m.alpha_, Y, m.intercept_, m.classes_), m.predict(Xt @ X.T))
+def test_ovr_solution_passes_visible_and_hidden():
+    checks.diagnose_ovr_predict(FUNCTIONS["ovr_predict"])
+    checks.diagnose_ovr_predict(make_ovr())
+    for gid in ("ex1-ovr-tests", "ex1-ovr-tests-scores"):
+        _judge(CELLS[gid], FUNCTIONS)
 
 
-def test_ovr_argmin_fails_only_the_basic_aspect():
-    f = make_predict(pick=np.argmin)
+def test_ovr_argmin_fails_only_the_basic_cell():
+    f = make_ovr(pick=np.argmin)
     checks.diagnose_ovr_predict(f, aspect="scores")
     assert "lowest score (argmin)" in _message(checks.diagnose_ovr_predict, f, aspect="basic")
+    assert not _passes(CELLS["ex1-ovr-tests"], _with(ovr_predict=f))
+    assert _passes(CELLS["ex1-ovr-tests-scores"], _with(ovr_predict=f))
 
 
 def test_ovr_names_score_mistakes():
-    assert "ignore the bias" in _message(checks.diagnose_ovr_predict, make_predict(use_b=False), aspect="scores")
-    assert "ignore the labels Y_pm" in _message(checks.diagnose_ovr_predict, make_predict(use_y=False),
-                                                aspect="scores")
-    assert "column indices" in _message(checks.diagnose_ovr_predict, make_predict(indices=True), aspect="basic")
-    checks.diagnose_ovr_predict(make_predict(check=False), aspect="basic")  # numpy's matmul raises ValueError
-
-
-def test_ovr_probe_variants_all_differ():
-    S = checks._ovr_scores(checks._O_K, checks._O_ALPHA, checks._O_Y, checks._O_B)
-    right = S.argmax(1)
-    others = [S.argmin(1),
-              checks._ovr_scores(checks._O_K, checks._O_ALPHA, np.ones_like(checks._O_Y), checks._O_B).argmax(1),
-              checks._ovr_scores(checks._O_K, checks._O_ALPHA, checks._O_Y, 0 * checks._O_B).argmax(1),
-              checks._ovr_scores(checks._O_K, np.ones_like(checks._O_ALPHA), checks._O_Y, checks._O_B).argmax(1)]
-    for other in others:
-        assert not np.array_equal(other, right)
-    assert len(np.unique(right)) == 3
+    assert "ignore the bias" in _message(checks.diagnose_ovr_predict, make_ovr(use_b=False), aspect="scores")
+    assert "ignore the labels Y_pm" in _message(checks.diagnose_ovr_predict, make_ovr(use_y=False), aspect="scores")
+    assert "column indices" in _message(checks.diagnose_ovr_predict, make_ovr(indices=True), aspect="basic")
+    checks.diagnose_ovr_predict(make_ovr(check=False), aspect="basic")  # numpy's matmul raises ValueError
+    assert not _passes(CELLS["ex1-ovr-tests-scores"], _with(ovr_predict=make_ovr(use_b=False)))
 
 
 # --------------------------------------------------------------------------- #
-# fixed_update_rule
+# Exercise 2: fixed_train
 # --------------------------------------------------------------------------- #
 
-def make_update(batch=False, check=True):
-    def fixed_update_rule(K, Y, max_epochs=10):
-        K, Y = np.asarray(K, float), np.asarray(Y, float)
-        n, C = Y.shape
-        if check and K.shape != (n, n):
-            raise ValueError("K must be (n, n)")
-        return checks.ovr_train(K, Y, max_epochs, batch=batch)
-    return fixed_update_rule
+def test_train_solution_passes_visible_and_hidden():
+    checks.diagnose_fixed_train(FUNCTIONS["fixed_train"])
+    checks.diagnose_fixed_train(make_train())
+    assert _train_cells_passed(FUNCTIONS["fixed_train"]) == set(TRAIN_CELLS)
 
 
-def test_ovr_train_matches_the_package():
-    rng = np.random.default_rng(1)
-    X, y = rng.normal(size=(80, 5)), rng.integers(0, 3, 80)
-    K = (X @ X.T + 1.0) ** 2
-    m = KernelPerceptron(kernel="precomputed", shuffle=False, max_epochs=7, device="cpu").fit(K, y)
-    alpha, b = checks.ovr_train(K, np.where(y[:, None] == np.arange(3), 1.0, -1.0), 7)
-    np.testing.assert_array_equal(alpha, m.alpha_)
-    np.testing.assert_array_equal(b, m.intercept_)
+def test_train_in_float32_passes_everything():
+    assert _train_cells_passed(make_train(dtype="float32")) == set(TRAIN_CELLS)
 
 
-def test_update_model_solution_passes():
-    checks.diagnose_fixed_update(make_update())
+@pytest.mark.parametrize("flaw", ["online", "labels", "precision"])
+def test_each_kept_flaw_fails_its_own_cell_and_the_whole(flaw):
+    assert _train_cells_passed(make_train(flaws=(flaw,))) == set(TRAIN_CELLS) - {flaw, "new"}
 
 
-def test_batch_update_is_named():
-    f = make_update(batch=True)
-    checks.diagnose_fixed_update(f, aspect="bias")
-    assert "at once" in _message(checks.diagnose_fixed_update, f, aspect="online")
+def test_the_handed_out_trainer_fails_every_cell():
+    def fixed_train(X, y, classes, max_epochs=5, degree=4, gamma=1.0, coef0=1.0):
+        with np.errstate(invalid="ignore"):
+            return SOLUTION["buggy_train"](X, y, classes, max_epochs, degree, gamma, coef0)
+    assert _train_cells_passed(fixed_train) == set()
+    assert _train_cells_passed(make_train(flaws=GRADER.FLAWS)) == set()
 
 
-def test_update_reference_call_gets_no_credit():
-    def fixed_update_rule(K, Y, max_epochs=10):
-        y = np.argmax(Y, axis=1)
-        m = KernelPerceptron(kernel="precomputed", shuffle=False, max_epochs=max_epochs, device="cpu").fit(K, y)
-        return m.alpha_, m.intercept_
-    assert "gets no credit" in _message(checks.diagnose_fixed_update, fixed_update_rule, aspect="online")
+def test_bfloat16_fails_on_real_digits():
+    assert _train_cells_passed(make_train(dtype="bfloat16")) == {"online", "labels"}
 
 
-# --------------------------------------------------------------------------- #
-# fixed_kernel_precision
-# --------------------------------------------------------------------------- #
-
-def make_kernel(dtype=torch.float32, out=None):
-    def fixed_kernel_precision(X, Z, degree=4, gamma=1.0, coef0=1.0):
-        Xt, Zt = torch.tensor(np.asarray(X), dtype=dtype), torch.tensor(np.asarray(Z), dtype=dtype)
-        K = (gamma * (Xt @ Zt.T) + coef0) ** degree
-        return K if out == "tensor" else K.double().numpy()
-    return fixed_kernel_precision
-
-
-def test_kernel_model_solutions_pass():
-    checks.diagnose_fixed_kernel(make_kernel())
-    checks.diagnose_fixed_kernel(make_kernel(torch.float64))
-    checks.diagnose_fixed_kernel(make_kernel(out="tensor"))
-
-
-def test_float16_kernel_is_named():
-    msg = _message(checks.diagnose_fixed_kernel, make_kernel(torch.float16), aspect="overflow")
-    assert "largest float16" in msg
+def test_kept_flaws_are_named_without_naming_the_fix():
+    msg = _message(checks.diagnose_fixed_train, make_train(flaws=("online",)), aspect="online")
+    assert "trainer as it was handed out" in msg and "Experiment 1" in msg
+    msg = _message(checks.diagnose_fixed_train, make_train(flaws=("labels",)), aspect="labels")
+    assert "the column of the class 0 holds no +1" in msg
+    msg = _message(checks.diagnose_fixed_train, make_train(flaws=("precision",)), aspect="precision")
+    assert "scores are not numbers (inf or NaN)" in msg
+    msg_batch = _message(checks.diagnose_fixed_train, make_train(flaws=("precision", "online")), aspect="precision")
+    assert "scores are not numbers (inf or NaN)" in msg_batch
+    for flaws in (("online",), ("labels",), ("precision",), ("labels", "online")):
+        msg = _message(checks.diagnose_fixed_train, make_train(flaws=flaws), aspect="new")
+        assert ("in the way" if len(flaws) == 1 else f"wrong in {len(flaws)} ways") in msg, msg
+    every = [_message(checks.diagnose_fixed_train, make_train(flaws=(f,))) for f in GRADER.FLAWS]
+    for text in every:  # the fixes themselves are never spelled out
+        for fix in ("float64", "float32", "one sample at a time", "np.where(y == 0", "batch"):
+            assert fix not in text, (fix, text)
 
 
-def test_bfloat16_kernel_fails_only_accuracy():
-    f = make_kernel(torch.bfloat16)
-    checks.diagnose_fixed_kernel(f, aspect="overflow")
-    assert "bfloat16" in _message(checks.diagnose_fixed_kernel, f, aspect="accuracy")
+def test_train_slips_are_named():
+    assert "moves only the score of sample i" in _message(checks.diagnose_fixed_train,
+                                                          make_train(only_current=True), aspect="online")
+    assert "leave the bias out" in _message(checks.diagnose_fixed_train, make_train(no_bias=True), aspect="online")
+    assert "exactly 0 must count as a mistake" in _message(checks.diagnose_fixed_train, make_train(strict=True),
+                                                           aspect="online")
+    assert "changed the y passed in" in _message(checks.diagnose_fixed_train, make_train(in_place=True),
+                                                 aspect="labels")
 
 
-def test_kernel_reference_call_gets_no_credit():
-    def fixed_kernel_precision(X, Z, degree=4, gamma=1.0, coef0=1.0):
-        return polynomial(X, Z, degree=degree, gamma=gamma, coef0=coef0)
-    assert "gets no credit" in _message(checks.diagnose_fixed_kernel, fixed_kernel_precision, aspect="overflow")
+def test_train_epochs_are_counted():
+    def one_epoch_too_many(X, y, classes, max_epochs=5, degree=4, gamma=1.0, coef0=1.0):
+        return make_train()(X, y, classes, max_epochs + 1, degree, gamma, coef0)
+    assert "run at most max_epochs epochs" in _message(checks.diagnose_fixed_train, one_epoch_too_many,
+                                                       aspect="online")
+
+
+def test_train_messages_hide_the_expected_values():
+    d = checks._data()
+    msg = _message(checks.diagnose_fixed_train, make_train(flaws=("online",)))
+    assert checks.fmt(d["online"]["tiny"]["alpha"]) not in msg
 
 
 # --------------------------------------------------------------------------- #
-# fixed_label_mapping
+# Exercise 3: fixed_predict
 # --------------------------------------------------------------------------- #
 
-def fixed_label_mapping(y, classes):
-    return np.where(np.asarray(y)[:, None] == np.asarray(classes)[None, :], 1.0, -1.0)
+def _predict_cells_passed(func):
+    return {a for a in ("labels", "precision") if _passes(CELLS[f"ex3-predict-tests-{a}"], _with(fixed_predict=func))}
 
 
-def lecture_mapping(y, classes):
-    y = np.where(np.asarray(y) == 0, -1, y)
-    return np.where(y[:, None] == np.asarray(classes)[None, :], 1.0, -1.0)
+def test_predict_solution_passes_visible_and_hidden():
+    checks.diagnose_fixed_predict(FUNCTIONS["fixed_predict"])
+    checks.diagnose_fixed_predict(make_predict())
+    assert _predict_cells_passed(FUNCTIONS["fixed_predict"]) == {"labels", "precision"}
+    assert _predict_cells_passed(make_predict(dtype="float32")) == {"labels", "precision"}
 
 
-def in_place_mapping(y, classes):
-    y[y == 0] = 0  # harmless, but writes into the caller's array
-    Y = np.where(y[:, None] == np.asarray(classes)[None, :], 1.0, -1.0)
-    y[:] = y[::-1]
-    return Y[::-1]
+@pytest.mark.parametrize("flaw,passed", [("labels", {"precision"}), ("precision", {"labels"})])
+def test_each_kept_predict_flaw_fails_its_own_cell(flaw, passed):
+    assert _predict_cells_passed(make_predict(flaws=(flaw,))) == passed
 
 
-def test_mapping_model_solution_passes():
-    checks.diagnose_label_mapping(fixed_label_mapping)
+def test_predict_flaws_are_named():
+    msg = _message(checks.diagnose_fixed_predict, make_predict(flaws=("labels",)), aspect="labels")
+    assert "which is not one of the classes" in msg
+    msg = _message(checks.diagnose_fixed_predict, make_predict(flaws=("precision",)), aspect="precision")
+    assert "scores that are not numbers (inf or NaN)" in msg
+    msg = _message(checks.diagnose_fixed_predict, make_predict(pick=np.argmin), aspect="labels")
+    assert "lowest score (argmin)" in msg
+    assert _predict_cells_passed(make_predict(pick=np.argmin)) == set()
 
 
-def test_lecture_mapping_is_named():
-    assert "digit 0 never gets a +1" in _message(checks.diagnose_label_mapping, lecture_mapping, aspect="zero")
+def test_the_handed_out_predictor_fails_every_cell():
+    with np.errstate(invalid="ignore"):
+        assert _predict_cells_passed(SOLUTION["buggy_predict"]) == set()
 
 
-def test_in_place_mapping_is_named():
-    assert "changed the y passed in" in _message(checks.diagnose_label_mapping, in_place_mapping,
-                                                 aspect="general")
+@pytest.mark.parametrize("gid,functions", [
+    ("ex1-ovr-tests", {"ovr_predict": make_ovr(pick=np.argmin)}),
+    ("ex1-ovr-tests-scores", {"ovr_predict": make_ovr(use_b=False)}),
+    ("ex2-train-tests-online", {"fixed_train": make_train(flaws=("online",))}),
+    ("ex2-train-tests-labels", {"fixed_train": make_train(flaws=("labels",))}),
+    ("ex2-train-tests-precision", {"fixed_train": make_train(flaws=("precision",))}),
+    ("ex2-train-tests-precision", {"fixed_train": make_train(dtype="bfloat16")}),
+    ("ex2-train-tests-new", {"fixed_train": make_train(flaws=("online",))}),
+    ("ex2-train-tests-new", {"fixed_train": make_train(flaws=("labels",))}),
+    ("ex2-train-tests-new", {"fixed_train": make_train(flaws=("precision",))}),
+    ("ex3-predict-tests-labels", {"fixed_predict": make_predict(flaws=("labels",))}),
+    ("ex3-predict-tests-precision", {"fixed_predict": make_predict(flaws=("precision",))}),
+])
+def test_hidden_tests_alone_catch_the_mistake(gid, functions):
+    """A submission that special-cased the visible probes would still fail the hidden test."""
+    cell = CELLS[gid]
+    hidden = type(cell)(cell.exercise, cell.what, cell.tests[-1:])
+    _judge(hidden, FUNCTIONS)
+    with np.errstate(invalid="ignore"):
+        assert not _passes(hidden, _with(**functions))

@@ -48,9 +48,6 @@ def __getattr__(name):
     module = _lesson_of(name)
     if module is not None:
         return getattr(module, name)
-    legacy = importlib.import_module("kpcourse._checks_legacy")  # lessons not yet converted
-    if hasattr(legacy, name):
-        return getattr(legacy, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 

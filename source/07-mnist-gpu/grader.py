@@ -1,0 +1,354 @@
+"""Grader of assignment 07 (MNIST on the GPU): hidden tests and references.
+
+Grader-only: never released, never visible to the student's code (the sandbox does
+not mount the course folder). ``cells()`` says, for each autograded test cell, which
+tests decide its points: the visible tests of ``kpcourse.checks.lesson07`` (replayed
+on the student's answers) and hidden tests built here. ``visible_data()`` computes the
+data the visible checks hold (expected outputs of their probes and the outputs of
+common mistakes, among them the handed-out trainer's flaws alone and together);
+``python -m kpcourse.grading checks-data 07-mnist-gpu`` writes it to
+``kpcourse/checks/data/lesson07.json`` and a unit test keeps the two equal.
+
+The debugging exercise is graded on behaviour: ``fixed_train`` must return what the
+one-vs-rest kernel perceptron returns (online updates, exact enough kernel values,
+one-vs-rest labels for any labels) and ``fixed_predict`` what its scores predict.
+"""
+
+import itertools
+
+import numpy as np
+
+from kpcourse.checks import lesson07 as visible
+from kpcourse.checks._core import Call, Test, check_close, fail
+from kpcourse.grading.spec import Cell
+
+FORBIDDEN = ("kpcourse", "sklearn", "scipy")
+
+#: The flaws of the handed-out trainer, as switches of the references below.
+FLAWS = ("labels", "precision", "online")
+
+
+# ----------------------------------------------------------------- references
+def poly(X, Z, degree, gamma, coef0, dtype="float64"):
+    """(gamma X Zᵀ + coef0)^degree as float64; other dtypes computed by torch in that dtype.
+
+    ``dtype="float16"`` is what the handed-out trainer does (values above 65 504 become inf).
+    """
+    if dtype == "float64":
+        return (gamma * (np.asarray(X, float) @ np.asarray(Z, float).T) + coef0) ** degree
+    import torch
+
+    t = getattr(torch, dtype)
+    A, B = torch.tensor(np.asarray(X, float), dtype=t), torch.tensor(np.asarray(Z, float), dtype=t)
+    return ((gamma * (A @ B.T) + coef0) ** degree).double().numpy()
+
+
+def ovr_labels(y, classes, *, zero=False):
+    """Y_pm (n, C); ``zero`` keeps the handed-out trainer's mapping of the label 0 to -1."""
+    y = np.asarray(y)
+    if zero:
+        y = np.where(y == 0, -1, y)
+    return np.where(y[:, None] == np.asarray(classes)[None, :], 1.0, -1.0)
+
+
+def ovr_train(K, Y, max_epochs, *, batch=False, bias=True, only_current=False, strict=False):
+    """One-vs-rest dual perceptron from a Gram matrix: every class trained online, 0..n-1.
+
+    Equal to ``KernelPerceptron(kernel="precomputed", shuffle=False)`` (a unit test checks
+    it). ``batch`` updates every point misclassified at the start of an epoch at once
+    (the handed-out trainer); ``only_current``, ``bias=False`` (the bias left out of the
+    running scores) and ``strict`` (a score of 0 is no mistake) are common slips.
+    """
+    K, Y = np.asarray(K, dtype=float), np.asarray(Y, dtype=float)
+    n, C = Y.shape
+    alpha, b, F = np.zeros((C, n)), np.zeros(C), np.zeros((n, C))
+    step = 1.0 if bias else 0.0
+    with np.errstate(invalid="ignore", over="ignore"):
+        for _ in range(max_epochs):
+            if batch:
+                wrong = Y * (K @ (alpha * Y.T).T + b) <= 0
+                if not wrong.any():
+                    break
+                alpha += wrong.T
+                b += (wrong * Y).sum(0)
+                continue
+            made = 0
+            for i in range(n):
+                s = Y[i] * F[i]
+                wrong = s < 0 if strict else s <= 0
+                if wrong.any():
+                    alpha[wrong, i] += 1
+                    b += wrong * Y[i]
+                    if only_current:
+                        F[i] += (K[i, i] + step) * wrong * Y[i]
+                    else:
+                        F += np.outer(K[:, i] + step, wrong * Y[i])
+                    made += 1
+            if made == 0:
+                break
+    return alpha, b
+
+
+def fit(X, y, classes, max_epochs, degree, gamma, coef0, *, flaws=(), dtype=None, **slips):
+    """``(alpha, b, Y_pm)`` of ``fixed_train``; ``flaws`` keeps some of the handed-out trainer's."""
+    Y = ovr_labels(y, classes, zero="labels" in flaws)
+    K = poly(X, X, degree, gamma, coef0, dtype or ("float16" if "precision" in flaws else "float64"))
+    alpha, b = ovr_train(K, Y, max_epochs, batch="online" in flaws, **slips)
+    return alpha, b, Y
+
+
+def scores(K, alpha, Y, b):
+    with np.errstate(invalid="ignore", over="ignore"):
+        return K @ (np.asarray(alpha, float) * np.asarray(Y, float).T).T + np.asarray(b, float)
+
+
+def predict(X_new, X, alpha, Y, b, classes, degree, gamma, coef0, *, flaws=(), pick=np.argmax):
+    """Labels of ``fixed_predict``; ``flaws`` keeps the handed-out predictor's ("labels": -1 -> 0)."""
+    K = poly(X_new, X, degree, gamma, coef0, "float16" if "precision" in flaws else "float64")
+    labels = np.asarray(classes)[pick(scores(K, alpha, Y, b), axis=1)]
+    return np.where(labels == -1, 0, labels) if "labels" in flaws else labels
+
+
+def _ab(out):
+    return {"alpha": out[0], "b": out[1]}
+
+
+def _aby(out):
+    return {"alpha": out[0], "b": out[1], "Y_pm": out[2]}
+
+
+def visible_data():
+    """Expected outputs and common-mistake outputs of the visible probes."""
+    P = visible.PROBES
+    O = P["ovr"]
+    S = scores(O["K"], O["alpha"], O["Y_pm"], O["b"])
+    variants = {"no_y": scores(O["K"], O["alpha"], np.ones_like(O["Y_pm"]), O["b"]),
+                "no_b": scores(O["K"], O["alpha"], O["Y_pm"], 0 * O["b"]),
+                "no_alpha": scores(O["K"], np.ones_like(O["alpha"]), O["Y_pm"], O["b"])}
+    ovr = {"labels": O["classes"][S.argmax(1)], "argmin": O["classes"][S.argmin(1)],
+           "mistakes": {pick: {k: O["classes"][getattr(V, pick)(1)] for k, V in variants.items()}
+                        for pick in ("argmax", "argmin")}}
+
+    on = P["online"]
+    online = {"tiny": _ab(fit(*on["tiny"])), "four": _ab(fit(*on["four"])),
+              "mistakes": {"batch": _ab(fit(*on["tiny"], flaws=("online",))),
+                           "only_current": _ab(fit(*on["tiny"], only_current=True)),
+                           "no_bias": _ab(fit(*on["tiny"], bias=False)),
+                           "strict": _ab(fit(*on["tiny"], strict=True))}}
+
+    labels = {"digits": ovr_labels(*P["labels"]["digits"]),
+              "general": [ovr_labels(y, c) for y, c in P["labels"]["general"]]}
+
+    X, y = visible._points("precision")
+    _, classes, _, epochs, *kernel = P["precision"]
+    precision = {"accepted": {"online": _ab(fit(X, y, classes, epochs, *kernel)),
+                              "batch": _ab(fit(X, y, classes, epochs, *kernel, flaws=("online",)))},
+                 "overflow": {"online": _ab(fit(X, y, classes, epochs, *kernel, flaws=("precision",))),
+                              "batch": _ab(fit(X, y, classes, epochs, *kernel, flaws=("precision", "online")))},
+                 "kmax": float(poly(X, X, *kernel).max())}
+
+    X, y = visible._points("new")
+    _, classes, _, epochs, kernels = P["new"]
+    new = {"expected": []}
+    for k in kernels:
+        entry = _aby(fit(X, y, classes, epochs, *k))
+        entry["flawed"] = {"+".join(f): _aby(fit(X, y, classes, epochs, *k, flaws=f))
+                           for r in (1, 2, 3) for f in itertools.combinations(FLAWS, r)}
+        new["expected"].append(entry)
+
+    predict_labels = {"expected": [predict(*P[key]) for key in ("predict_four", "predict_three")],
+                      "argmin": {key: predict(*P[key], pick=np.argmin) for key in ("predict_four", "predict_three")}}
+    classes, *kernel = P["predict_precision"][3:]
+    points = visible._points("predict_precision")
+    predict_precision = {"expected": predict(*points, classes, *kernel),
+                         "overflow": predict(*points, classes, *kernel, flaws=("precision",)),
+                         "kmax": float(poly(points[0], points[1], *kernel).max())}
+    return {"ovr": ovr, "online": online, "labels": labels, "precision": precision, "new": new,
+            "predict_labels": predict_labels, "predict_precision": predict_precision}
+
+
+# ------------------------------------------------------------- test data
+_MNIST = None
+
+
+def mnist():
+    """New digits for the hidden tests: the first 600 of MNIST's test set, pixels in [0, 1].
+
+    The notebook works on the first 800 training digits; these are not among them.
+    """
+    global _MNIST
+    if _MNIST is None:
+        from kpcourse.datasets import load_mnist
+
+        images, labels = load_mnist("test", n=600)
+        _MNIST = images.reshape(len(images), -1) / 255.0, labels
+    return _MNIST
+
+
+def small_classes(n, n_classes, seed, labels):
+    """Points with whole coordinates in [-2, 2]^3, labelled by the nearest of random centres.
+
+    Their kernels (x·z + 1)^2 are whole numbers up to 169: exact in every precision
+    (bfloat16 included), so these probes judge the training alone.
+    """
+    rng = np.random.default_rng(seed)
+    X = rng.integers(-2, 3, (n, 3)).astype(float)
+    centres = rng.normal(scale=2.0, size=(n_classes, 3))
+    y = np.asarray(labels)[np.argmin(((X[:, None, :] - centres[None]) ** 2).sum(-1), axis=1)]
+    return X, y
+
+
+# ------------------------------------------------------------- hidden tests
+def _ovr_new_digits():
+    X, y = mnist()
+    Xt, yt, Xq = X[:300], y[:300], X[300:500]
+    classes = np.unique(yt)
+    alpha, b = ovr_train(poly(Xt, Xt, 4, 0.02, 1.0), ovr_labels(yt, classes), 3)
+    Y, Kq = ovr_labels(yt, classes), poly(Xq, Xt, 4, 0.02, 1.0)
+    want = classes[scores(Kq, alpha, Y, b).argmax(1)]
+
+    def judge(answers):
+        check_close(visible.unpack_labels(answers[0], len(Xq), "ovr_predict on new digits"), want,
+                    "ovr_predict on new digits")
+    return Test([Call("ovr_predict", Kq, alpha, Y, b, classes)], judge)
+
+
+def _ovr_scores_new_digits():
+    X, y = mnist()
+    keep = np.flatnonzero(np.isin(y[:300], (2, 5, 9)))
+    Xt, yt, Xq = X[keep], y[keep], X[300:500]
+    classes = np.array([2, 5, 9])
+    Y = ovr_labels(yt, classes)
+    alpha, b = ovr_train(Xt @ Xt.T, Y, 4)
+    rng = np.random.default_rng(71)
+    alpha = alpha * rng.uniform(0.2, 1.0, alpha.shape)  # fractional coefficients, as averaged ones are
+    b = b * 0.7
+    S = scores(Xq @ Xt.T, alpha, Y, b)
+
+    def judge(answers):
+        got = visible.unpack_labels(answers[0], len(Xq), "ovr_predict on new digits")
+        # judged with the student's own choice of the extreme score (argmax is the basic test's business)
+        if not any(np.array_equal(got, classes[pick(S, axis=1)]) for pick in (np.argmax, np.argmin)):
+            fail("ovr_predict", ["the scores behind ovr_predict's labels are wrong on new digits (classes 2, 5, 9, "
+                                 "fractional coefficients)"])
+    return Test([Call("ovr_predict", Xq @ Xt.T, alpha, Y, b, classes)], judge)
+
+
+def _train_call(X, y, classes, max_epochs, degree, gamma, coef0):
+    return Call("fixed_train", X, y, classes, max_epochs=max_epochs, degree=degree, gamma=gamma, coef0=coef0)
+
+
+def _train_online_new_data():
+    cases = [(*small_classes(40, 4, 72, [1, 2, 3, 4]), np.array([1, 2, 3, 4]), 10, 2, 1.0, 1.0),
+             (*small_classes(30, 3, 73, [-1, 5, 7]), np.array([7, -1, 5]), 10, 1, 1.0, 0.0)]
+    expected = [fit(*c)[:2] for c in cases]
+
+    def judge(answers):
+        for a, (alpha_ref, b_ref) in zip(answers, expected, strict=True):
+            alpha, b, _ = visible.unpack_train(a)
+            check_close(alpha, alpha_ref, "alpha on new small data sets (whole-number kernel values)")
+            check_close(b, b_ref, "b on new small data sets (whole-number kernel values)")
+    return Test([_train_call(*c) for c in cases], judge)
+
+
+def _train_labels_new():
+    _, y = mnist()
+    cases = [(y[:60], np.arange(10)), (np.array([5, -3, 0, 5, 12, 0]), np.array([12, 0, -3, 5])),
+             (np.array([0, 0, 1, 0]), np.array([1, 0]))]
+    calls = [_train_call(visible._labels_X(len(yy)), yy, c, 1, 1, 1.0, 0.0) for yy, c in cases]
+    expected = [ovr_labels(yy, c) for yy, c in cases]
+
+    def judge(answers):
+        for a, want in zip(answers, expected, strict=True):
+            _, _, Y = visible.unpack_train(a)
+            check_close(Y, want, "Y_pm for new labels")
+    return Test(calls, judge)
+
+
+def _train_precision_new_digits():
+    X, y = mnist()
+    keep = np.flatnonzero(y[:400] != 0)[:150]  # no 0 among the labels: the label mapping does not matter here
+    Xt, yt = X[keep], y[keep]
+    classes = np.arange(1, 10)
+    accepted = [fit(Xt, yt, classes, 4, 4, 1.0, 1.0, flaws=f)[:2] for f in ((), ("online",))]
+
+    def judge(answers):
+        alpha, b, _ = visible.unpack_train(answers[0])
+        if not any(np.array_equal(alpha, ra) and np.array_equal(b, rb) for ra, rb in accepted):
+            fail("fixed_train", ["on 150 new digits with gamma = 1 (kernel values up to about 1e9) your alpha and b "
+                                 "are not those of the perceptron, whether it corrects the samples one by one or "
+                                 "all at once: are your kernel values finite and exact enough?"])
+    return Test([_train_call(Xt, yt, classes, 4, 4, 1.0, 1.0)], judge)
+
+
+def _train_new_digits():
+    X, y = mnist()
+    cases = [(X[:300], y[:300], np.arange(10), 4, 4, 1.0, 1.0),
+             (X[300:500], y[300:500], np.arange(10), 3, 3, 0.5, 2.0)]
+    expected = [fit(*c) for c in cases]
+
+    def judge(answers):
+        for a, (ra, rb, rY), c in zip(answers, expected, cases, strict=True):
+            alpha, b, Y = visible.unpack_train(a)
+            what = f"on {len(c[0])} new digits (degree {c[4]}, gamma {c[5]:g}, coef0 {c[6]:g})"
+            check_close(Y, rY, f"Y_pm {what}")
+            check_close(alpha, ra, f"alpha {what}")
+            check_close(b, rb, f"b {what}")
+    return Test([_train_call(*c) for c in cases], judge)
+
+
+def _predict_call(X_new, X, alpha, Y, b, classes, degree, gamma, coef0):
+    return Call("fixed_predict", X_new, X, alpha, Y, b, classes, degree=degree, gamma=gamma, coef0=coef0)
+
+
+def _predict_labels_new():
+    cases = []
+    for seed, labels, classes in ((74, [-1, 0, 3], np.array([3, -1, 0])), (75, [-1, 1], np.array([-1, 1]))):
+        X, y = small_classes(40, len(labels), seed, labels)
+        alpha, b, Y = fit(X[:30], y[:30], classes, 5, 2, 1.0, 1.0)
+        cases.append((X[30:], X[:30], alpha, Y, b, classes, 2, 1.0, 1.0))
+    expected = [predict(*c) for c in cases]
+
+    def judge(answers):
+        for a, want, c in zip(answers, expected, cases, strict=True):
+            got = visible.unpack_labels(a, len(c[0]), "fixed_predict on new points")
+            if not np.array_equal(got, want):
+                fail("fixed_predict", [f"on new points with classes {list(c[5])} {int((got != want).sum())} of "
+                                       f"your {len(got)} predictions are wrong (every label must be one of the "
+                                       "classes, the one with the largest score)"])
+    return Test([_predict_call(*c) for c in cases], judge)
+
+
+def _predict_precision_new_digits():
+    X, y = mnist()
+    cases = []
+    for (lo, hi), kernel in (((0, 300), (4, 1.0, 1.0)), ((300, 500), (3, 0.5, 2.0))):
+        classes = np.arange(10)
+        alpha, b, Y = fit(X[lo:hi], y[lo:hi], classes, 3, *kernel)
+        cases.append((X[500:600], X[lo:hi], alpha, Y, b, classes, *kernel))
+    expected = [predict(*c) for c in cases]
+
+    def judge(answers):
+        for a, want, c in zip(answers, expected, cases, strict=True):
+            got = visible.unpack_labels(a, len(c[0]), "fixed_predict on new digits")
+            check_close(got, want, f"fixed_predict on 100 new digits (degree {c[6]}, gamma {c[7]:g}, coef0 {c[8]:g})",
+                        hint="are your kernel values finite and exact enough?")
+    return Test([_predict_call(*c) for c in cases], judge)
+
+
+def cells():
+    """The tests that decide each autograded cell of assignment 07."""
+    ovr, train, pred = "the one-vs-rest prediction", "the fixed trainer", "the fixed predictor"
+    return {
+        "ex1-ovr-tests": Cell("ex1-ovr", ovr, [*visible.ovr_tests("basic"), _ovr_new_digits()]),
+        "ex1-ovr-tests-scores": Cell("ex1-ovr", ovr, [*visible.ovr_tests("scores"), _ovr_scores_new_digits()]),
+        "ex2-train-tests-online": Cell("ex2-train", train, [*visible.train_tests("online"), _train_online_new_data()]),
+        "ex2-train-tests-labels": Cell("ex2-train", train, [*visible.train_tests("labels"), _train_labels_new()]),
+        "ex2-train-tests-precision": Cell("ex2-train", train,
+                                          [*visible.train_tests("precision"), _train_precision_new_digits()]),
+        "ex2-train-tests-new": Cell("ex2-train", train, [*visible.train_tests("new"), _train_new_digits()]),
+        "ex3-predict-tests-labels": Cell("ex3-predict", pred,
+                                         [*visible.predict_tests("labels"), _predict_labels_new()]),
+        "ex3-predict-tests-precision": Cell("ex3-predict", pred,
+                                            [*visible.predict_tests("precision"), _predict_precision_new_digits()]),
+    }
