@@ -82,7 +82,8 @@ def _env(workdir_inside, probes, timeout_threads=1):
         "KPCOURSE_PROBES": probes, "KPCOURSE_ANSWERS": f"{workdir_inside}/answers",
         "NBGRADER_EXECUTION": "autograde", "VIRTUAL_ENV": sys.prefix,
     }
-    for var in ("KPCOURSE_DATA", "NLTK_DATA", "OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "CUDA_VISIBLE_DEVICES"):
+    for var in ("KPCOURSE_DATA", "NLTK_DATA", "OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "CUDA_VISIBLE_DEVICES",
+                "PYTHONPATH"):  # PYTHONPATH: where the grader found kpcourse (its folder is mounted)
         if os.environ.get(var):
             env[var] = os.environ[var]
     if not os.environ.get("KPCOURSE_DATA"):
