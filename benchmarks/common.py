@@ -26,18 +26,35 @@ def banknote_split(random_state=0):
     return scaler.transform(Xtr), scaler.transform(Xte), ytr, yte
 
 
-def mnist(n_train, n_test=10_000, dtype=np.float64):
-    """First n_train / n_test MNIST digits, pixels scaled to [0, 1], flattened."""
+def mnist(n_train, n_test=10_000, dtype=np.float64, deskew=False, split="test"):
+    """First n_train training digits and n_test digits of ``split``, pixels in [0, 1], flattened.
+
+    ``deskew=True`` applies ``kpcourse.datasets.deskew`` first. ``split="validation"``
+    takes the n_test digits from the *end* of the training set instead of the test set
+    (for choosing hyper-parameters without looking at the test set): training and
+    validation digits never overlap when n_train + n_test <= 60,000.
+    """
+    from kpcourse.datasets import deskew as deskew_images
     from kpcourse.datasets import load_mnist
 
+    if split == "validation" and n_train + n_test > 60_000:
+        raise ValueError(f"{n_train:,} training and {n_test:,} validation digits would overlap (60,000 in all)")
     Xtr, ytr = load_mnist("train", n_train)
-    Xte, yte = load_mnist("test", n_test)
+    if split == "validation":
+        Xall, yall = load_mnist("train")
+        Xte, yte = Xall[-n_test:], yall[-n_test:]
+    else:
+        Xte, yte = load_mnist("test", n_test)
+    if deskew:
+        Xtr, Xte = deskew_images(Xtr), deskew_images(Xte)
     return (Xtr.reshape(len(Xtr), -1).astype(dtype) / 255, Xte.reshape(len(Xte), -1).astype(dtype) / 255,
             ytr, yte)
 
 
-def timed(fn, repeat=3):
-    """Median wall time of ``repeat`` calls and the last result."""
+def timed(fn, repeat=3, warmup=False):
+    """Median wall time of ``repeat`` calls and the last result (after one untimed call if ``warmup``)."""
+    if warmup:
+        fn()
     times, out = [], None
     for _ in range(repeat):
         t0 = time.perf_counter()
@@ -64,12 +81,22 @@ def machine():
             f"torch {torch.__version__}, numpy {np.__version__}")
 
 
+def load():
+    """The machine's load average (1, 5, 15 minutes), as ``uptime`` prints it."""
+    one, five, fifteen = os.getloadavg()
+    return f"load average {one:.2f}, {five:.2f}, {fifteen:.2f} ({os.cpu_count()} cores)"
+
+
 def git_rev():
+    """The commit, with "+ uncommitted changes" when the package or the benchmarks differ from it."""
     try:
-        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
-                              check=True).stdout.strip()
+        rev = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
+                             check=True).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "kpcourse", "benchmarks"], capture_output=True,
+                               text=True, check=True).stdout.strip()
     except (OSError, subprocess.CalledProcessError):
         return "unknown"
+    return rev + (" + uncommitted changes" if dirty else "")
 
 
 def write_section(name, body):

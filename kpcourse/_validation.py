@@ -23,15 +23,19 @@ __all__ = [
 def check_array(X, name="X", *, ndim=2, dtype=np.float64, allow_empty=False):
     """Return ``X`` as a finite float array of ``ndim`` dimensions.
 
-    A 1-D array where a 2-D one is expected gets a hint to reshape it.
+    ``dtype=None`` keeps float32 and float64 input as it is (no copy) and converts
+    anything else to float64. A 1-D array where a 2-D one is expected gets a hint to
+    reshape it.
     """
     if X is None:
         raise TypeError(f"{name} must be an array, got None.")
     try:
-        arr = np.asarray(X, dtype=dtype)
+        arr = np.asarray(X)
+        if dtype is not None or arr.dtype not in (np.float32, np.float64):
+            arr = np.asarray(arr, dtype=np.float64 if dtype is None else dtype)
     except (TypeError, ValueError) as exc:
         raise TypeError(
-            f"{name} must be numeric (convertible to {np.dtype(dtype).name}); "
+            f"{name} must be numeric (convertible to {np.dtype(dtype or np.float64).name}); "
             f"got {type(X).__name__}: {exc}"
         ) from None
     if arr.ndim != ndim:
@@ -54,15 +58,16 @@ def check_array(X, name="X", *, ndim=2, dtype=np.float64, allow_empty=False):
     return arr
 
 
-def check_pair(X, Z=None, *, names=("X", "Z")):
+def check_pair(X, Z=None, *, names=("X", "Z"), dtype=np.float64):
     """Check ``X`` and optional ``Z`` as 2-D arrays with the same number of features.
 
-    Returns ``(X, Z)`` where ``Z`` is ``X`` itself when it was ``None``.
+    Returns ``(X, Z)`` where ``Z`` is ``X`` itself when it was ``None``; ``dtype`` as
+    in :func:`check_array`.
     """
-    X = check_array(X, names[0])
+    X = check_array(X, names[0], dtype=dtype)
     if Z is None:
         return X, X
-    Z = check_array(Z, names[1])
+    Z = check_array(Z, names[1], dtype=dtype)
     if X.shape[1] != Z.shape[1]:
         raise ValueError(
             f"{names[0]} and {names[1]} must have the same number of features (columns): "

@@ -3,7 +3,12 @@
 Every numeric kernel takes ``X`` of shape (n, d) and an optional ``Z`` of shape
 (m, d) (default ``X``) and returns the n×m Gram matrix ``K[i, j] = k(X[i], Z[j])``.
 These are the readable reference versions used in the lessons and the tests;
-:func:`kpcourse.gram.gram_matrix` computes the same matrices in tiles with torch.
+:func:`kpcourse.gram.gram_matrix` computes the same matrices in fast tiles.
+
+:data:`KERNELS` is the package's one table of kernel names: each row holds a kernel's
+parameters and their validation, the in-place function that turns a tile of dot
+products into kernel values (NumPy on the CPU, torch on a GPU), its overflow bound
+for low-precision storage, and the NumPy version above.
 
 Introduced in lesson 01 (similarity), used from lesson 03 on.
 """
@@ -11,6 +16,8 @@ Introduced in lesson 01 (similarity), used from lesson 03 on.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
 from itertools import combinations_with_replacement
 from math import comb, factorial, prod
 
@@ -31,6 +38,9 @@ __all__ = [
     "is_psd",
     "rbf_gamma",
     "KERNELS",
+    "KERNEL_NAMES",
+    "Kernel",
+    "get_kernel",
 ]
 
 
@@ -405,10 +415,124 @@ def is_psd(K, tol=1e-10):
     return bool(eig.min() >= -tol * max(1.0, float(np.abs(eig).max())))
 
 
+# ------------------------------------------------------------- the kernel table
+# One row per kernel name: everything the package knows about it. ``gram``, the
+# training engine, ``perceptron`` and ``widgets`` look names up here; nothing else
+# branches on a kernel's name. The torch/NumPy "finish" functions below turn a block
+# of dot products G = A Bᵀ (rows prepared as the table says) into kernel values in
+# place; ``xp`` is the array module of G (``numpy`` or ``torch``).
+
+def _power(G, degree):
+    """G ** degree in place; powers of two by repeated squaring (fast, no temporary)."""
+    if degree & (degree - 1):  # not a power of two
+        G **= degree
+        return G
+    while degree > 1:
+        G *= G
+        degree //= 2
+    return G
+
+
+def _finish_linear(G, p, na, nb, xp, zero=None, symmetric=False):
+    return G
+
+
+def _finish_poly(G, p, na, nb, xp, zero=None, symmetric=False):
+    G *= p["gamma"]
+    G += p["coef0"]
+    return _power(G, p["degree"])
+
+
+def _finish_rbf(G, p, na, nb, xp, zero=None, symmetric=False):
+    # ‖a − b‖² = ‖a‖² − 2 a·b + ‖b‖², clamped at 0 (rounding can make it negative)
+    G *= -2.0
+    if symmetric:  # ‖a‖² + ‖b‖² as one term: a symmetric tile stays exactly symmetric
+        G += na[:, None] + nb[None, :]
+    else:
+        G += na[:, None]
+        G += nb[None, :]
+    xp.clip(G, 0.0, None, out=G)
+    if zero is not None:  # pairs of identical points: distance exactly 0, k exactly 1
+        G[zero] = 0.0
+    G *= -p["gamma"]
+    return xp.exp(G, out=G)
+
+
+def _params_linear(*, X=None, **_):
+    return {}
+
+
+def _params_poly(*, degree=2, gamma=None, coef0=1.0, X=None, **_):
+    return {"degree": check_int(degree, "degree"),
+            "gamma": 1.0 if gamma is None else check_positive(gamma, "gamma"),
+            "coef0": check_positive(coef0, "coef0", strict=False)}
+
+
+def _params_rbf(*, gamma=None, sigma=None, X=None, **_):
+    if X is not None and gamma is None and sigma is None:  # the "scale" rule of KernelPerceptron
+        var = float(np.var(X))
+        gamma = 1.0 / (X.shape[1] * var) if var > 0 else 1.0
+    return {"gamma": rbf_gamma(sigma, gamma)}
+
+
+@dataclass(frozen=True)
+class Kernel:
+    """One row of :data:`KERNELS`: a kernel's parameters, fast tiles, overflow bound, NumPy version.
+
+    Attributes
+    ----------
+    name : str
+    numpy : callable
+        The readable NumPy version, ``numpy(X, Z=None, **params)`` (lessons, tests);
+        calling the row calls it.
+    uses : tuple of str
+        The parameters it takes (others are ignored).
+    params : callable
+        ``params(degree=, gamma=, sigma=, coef0=, X=None)`` → validated parameter dict;
+        given the training data ``X``, RBF with neither γ nor σ uses γ = 1 / (d · X.var()).
+    rows : {"raw", "centred", "unit"}
+        How samples enter the dot products: as they are, minus a common mean (RBF: the
+        distances do not change, the rounding error of ‖a‖² − 2a·b + ‖b‖² shrinks), or
+        scaled to unit length (cosine).
+    finish : callable
+        ``finish(G, params, na, nb, xp, zero=None, symmetric=False)``: kernel values
+        from the dot products G = A Bᵀ in place (``na``, ``nb``: squared row norms, RBF
+        only; ``zero``: index of pairs of identical points; ``symmetric``: G is an
+        exactly symmetric tile and must stay so).
+    bound : callable
+        ``bound(params, r2)``: largest |k(a, b)| when ‖a‖², ‖b‖² ≤ r2 (Cauchy–Schwarz),
+        to refuse a storage precision the values would overflow.
+    """
+
+    name: str
+    numpy: Callable
+    uses: tuple
+    params: Callable
+    rows: str
+    finish: Callable
+    bound: Callable
+
+    def __call__(self, X, Z=None, **params):
+        return self.numpy(X, Z, **params)
+
+
+_POLY = Kernel("poly", polynomial, ("degree", "gamma", "coef0"), _params_poly, "raw", _finish_poly,
+               lambda p, r2: (p["gamma"] * r2 + p["coef0"]) ** p["degree"])
+
 KERNELS = {
-    "linear": linear,
-    "poly": polynomial,
-    "polynomial": polynomial,
-    "rbf": rbf,
-    "cosine": cosine,
+    "linear": Kernel("linear", linear, (), _params_linear, "raw", _finish_linear, lambda p, r2: r2),
+    "poly": _POLY,
+    "polynomial": _POLY,
+    "rbf": Kernel("rbf", rbf, ("sigma", "gamma"), _params_rbf, "centred", _finish_rbf, lambda p, r2: 1.0),
+    "cosine": Kernel("cosine", cosine, (), _params_linear, "unit", _finish_linear, lambda p, r2: 1.0),
 }
+"""The kernel table: name → :class:`Kernel` (``KERNELS["rbf"](X, Z, sigma=1.0)`` is :func:`rbf`)."""
+
+KERNEL_NAMES = tuple(KERNELS)
+
+
+def get_kernel(name):
+    """The :class:`Kernel` row of ``name``; a ``ValueError`` listing the names otherwise."""
+    if not isinstance(name, str) or name not in KERNELS:
+        raise ValueError(f"kernel must be one of {KERNEL_NAMES}, got {name!r}.")
+    return KERNELS[name]

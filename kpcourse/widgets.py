@@ -26,6 +26,7 @@ from matplotlib.figure import Figure
 
 from . import plotting
 from ._validation import check_int, check_labels, check_positive
+from .kernels import KERNEL_NAMES, KERNELS
 
 __all__ = ["trace_stepper", "kernel_explorer", "rbf_explorer"]
 
@@ -136,12 +137,10 @@ def trace_stepper(trace, X, y):
 
 # ---------------------------------------------------------- kernel explorer
 def _kernel_params(kernel, degree, coef0, sigma):
-    """Only the parameters ``kernel`` uses, rounded: the cache key of a fit."""
-    if kernel in ("poly", "polynomial"):
-        return {"kernel": kernel, "degree": int(degree), "coef0": round(float(coef0), 6)}
-    if kernel == "rbf":
-        return {"kernel": kernel, "sigma": round(float(sigma), 6)}
-    return {"kernel": kernel}
+    """Only the parameters ``kernel`` uses (``kernels.KERNELS``), rounded: the cache key of a fit."""
+    values = {"degree": int(degree), "coef0": round(float(coef0), 6), "sigma": round(float(sigma), 6)}
+    uses = KERNELS[kernel].uses
+    return {"kernel": kernel, **{name: v for name, v in values.items() if name in uses}}
 
 
 def _cached_fit(cache, params, X, y, max_epochs, random_state):
@@ -191,12 +190,10 @@ def kernel_explorer(X, y, *, kernels=("poly", "rbf", "linear"), max_epochs=20, r
 
     Lesson 03 (dual form) and 04 (the kernel trick).
     """
-    from .gram import KERNEL_NAMES
-
     X, y = _check_binary(X, y)
     if isinstance(kernels, str) or len(kernels) == 0:
         raise TypeError(f"kernels must be a non-empty sequence of kernel names, got {kernels!r}.")
-    unknown = [k for k in kernels if k not in KERNEL_NAMES]
+    unknown = [k for k in kernels if k not in KERNELS]
     if unknown:
         raise ValueError(f"unknown kernel(s) {unknown}; choose from {KERNEL_NAMES}.")
     max_epochs = check_int(max_epochs, "max_epochs")
@@ -211,10 +208,8 @@ def kernel_explorer(X, y, *, kernels=("poly", "rbf", "linear"), max_epochs=20, r
     caption, output, cache = widgets.HTML(), widgets.Output(), {}
 
     def redraw(change=None):
-        k = kernel.value
-        degree.disabled = coef0.disabled = k not in ("poly", "polynomial")
-        sigma.disabled = k != "rbf"
-        params = _kernel_params(k, degree.value, coef0.value, sigma.value)
+        params = _kernel_params(kernel.value, degree.value, coef0.value, sigma.value)
+        degree.disabled, coef0.disabled, sigma.disabled = (n not in params for n in ("degree", "coef0", "sigma"))
         model = _cached_fit(cache, params, X, y, max_epochs, random_state)
         ax.clear()
         plotting.plot_decision_boundary(model, X, y, ax=ax, resolution=_RESOLUTION)

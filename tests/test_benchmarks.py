@@ -27,3 +27,29 @@ def test_results_sections_are_replaced_in_place(tmp_path, monkeypatch):
     text = (tmp_path / "RESULTS.md").read_text()
     assert "third" in text and "first" not in text and text.index("third") < text.index("second")
     assert common.table(["x", "y"], [[1, 2]]).splitlines()[2] == "| 1 | 2 |"
+
+
+def test_validation_split_never_overlaps_the_training_digits():
+    import pytest
+
+    with pytest.raises(ValueError, match="overlap"):
+        common.mnist(55_000, 10_000, split="validation")
+
+
+def test_machine_load_and_commit_lines():
+    assert common.load().startswith("load average ") and "cores" in common.load()
+    assert common.git_rev()  # a commit id (or "unknown" outside a checkout)
+
+
+def test_per_sample_loop_of_the_benchmark_matches_the_precomputed_engine():
+    from kpcourse import kernels
+
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(70, 4))
+    y = np.where(X[:, 0] * X[:, 1] > 0, 1, -1)
+    K = kernels.polynomial(X, degree=2)
+    rng5 = np.random.default_rng(5)
+    orders = [rng5.permutation(70) for _ in range(6)]
+    alpha, _ = naive.train_binary(K, y.astype(float), orders)
+    ours = KernelPerceptron(kernel="precomputed", max_epochs=6, random_state=5).fit(K, y)
+    np.testing.assert_array_equal(ours.alpha_, alpha)

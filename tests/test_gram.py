@@ -79,3 +79,53 @@ def test_import_touches_no_gpu():
             "import torch; print(torch.cuda.is_initialized())")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_rbf_is_centred_so_float32_far_from_the_origin_stays_accurate():
+    """Lesson 06's trap 1: nearly equal points far from the origin, in float32."""
+    rng = np.random.default_rng(0)
+    P = (1000.0 * rng.normal(size=10) + 0.01 * rng.normal(size=(200, 10))).astype(np.float32)
+    exact = kernels.rbf(P.astype(np.float64), sigma=0.05)  # the float32 points, exactly
+    G = gram_matrix(P, kernel="rbf", sigma=0.05, device="cpu")
+    assert G.dtype == np.float32
+    assert np.abs(G - exact).max() < 1e-4  # uncentred float32 distances are off by up to 1
+    np.testing.assert_allclose(gram_matrix(P, P[:50].copy(), kernel="rbf", sigma=0.05), exact[:, :50], atol=1e-4)
+
+
+def test_features_that_are_zero_everywhere_are_left_out_without_changing_k():
+    Xz = np.zeros((40, 9))
+    Xz[:, [1, 4, 5]] = rng.normal(size=(40, 3))
+    for name, params, ref in CASES:
+        np.testing.assert_allclose(gram_matrix(Xz, kernel=name, device="cpu", **params), ref(Xz, **params),
+                                   rtol=1e-10, atol=1e-12)
+        np.testing.assert_allclose(gram_matrix(Xz, Xz[:7], kernel=name, device="cpu", **params),
+                                   ref(Xz, Xz[:7], **params), rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("n", [300, 2300])  # one tile, or tiles of 768 in parallel
+def test_square_gram_of_either_path_is_exactly_symmetric(n):
+    A = rng.normal(size=(n, 20)).astype(np.float32)
+    for name, params, ref in CASES:
+        G = gram_matrix(A, kernel=name, device="cpu", **params)
+        np.testing.assert_array_equal(G, G.T)
+        np.testing.assert_allclose(G, ref(A.astype(np.float64), **params), rtol=2e-4, atol=1e-5)
+        if name == "rbf":
+            np.testing.assert_array_equal(np.diag(G), 1.0)
+
+
+def test_max_memory_means_the_same_everywhere():
+    import os
+
+    from kpcourse._backend import memory_budget
+
+    total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    assert memory_budget(None, "cpu") == int(0.4 * total)  # gram_matrix's default and KernelPerceptron's
+    assert memory_budget(4096, "cpu") == 4096
+    with pytest.raises(TypeError, match="max_memory"):
+        memory_budget(1.5, "cpu")
+
+
+def test_bfloat16_storage_goes_through_torch_on_the_cpu():
+    G = gram_matrix(torch.as_tensor(X), kernel="rbf", sigma=1.7, out_dtype=torch.bfloat16, device="cpu")
+    assert isinstance(G, torch.Tensor) and G.dtype == torch.bfloat16
+    np.testing.assert_allclose(G.double().numpy(), kernels.rbf(X, sigma=1.7), atol=4e-3)

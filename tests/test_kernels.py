@@ -138,3 +138,40 @@ def test_messages_name_the_problem():
         K.shared_words("a single string")
     with pytest.raises(TypeError, match="must be a str"):
         K.spectrum([["already", "split"]], k=2)
+
+
+# ------------------------------------------------------------------ the kernel table
+def test_the_table_calls_the_numpy_versions_and_names_their_parameters():
+    assert K.KERNEL_NAMES == ("linear", "poly", "polynomial", "rbf", "cosine")
+    assert K.KERNELS["poly"] is K.KERNELS["polynomial"]
+    np.testing.assert_array_equal(K.KERNELS["rbf"](X, Z, sigma=1.3), K.rbf(X, Z, sigma=1.3))
+    np.testing.assert_array_equal(K.KERNELS["cosine"](X), K.cosine(X))
+    assert K.KERNELS["poly"].uses == ("degree", "gamma", "coef0") and K.KERNELS["rbf"].uses == ("sigma", "gamma")
+    assert K.KERNELS["poly"].params(degree=3) == {"degree": 3, "gamma": 1.0, "coef0": 1.0}
+    assert K.KERNELS["rbf"].params(sigma=2.0) == {"gamma": 1 / 8}
+    assert K.KERNELS["rbf"].params(X=X) == {"gamma": pytest.approx(1 / (3 * X.var()))}  # the "scale" rule
+    assert K.KERNELS["linear"].params(degree=5, sigma=3.0) == {}  # unused parameters are ignored
+    with pytest.raises(ValueError, match="kernel must be one of"):
+        K.get_kernel("tanh")
+
+
+@pytest.mark.parametrize("name", ["linear", "poly", "rbf", "cosine"])
+def test_the_fast_finish_equals_the_numpy_version(name):
+    """A tile of dot products, finished in place, is the Gram matrix of the NumPy version."""
+    from kpcourse._backend import NumpyOps
+    from kpcourse.gram import prepare
+
+    spec = K.KERNELS[name]
+    p = spec.params(degree=3, gamma=0.4)
+    A, na = prepare(NumpyOps(), X, spec, "float64", mean=X.mean(0))
+    B, nb = prepare(NumpyOps(), Z, spec, "float64", mean=X.mean(0))
+    G = spec.finish(A @ B.T, p, na, nb, np)
+    np.testing.assert_allclose(G, spec(X, Z, **{k: v for k, v in p.items() if k in spec.uses}), rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("name,params", [("linear", {}), ("poly", {"degree": 5, "gamma": 0.5, "coef0": 2.0}),
+                                         ("rbf", {"gamma": 1.0}), ("cosine", {})])
+def test_the_overflow_bound_holds(name, params):
+    spec = K.KERNELS[name]
+    r2 = float((np.r_[X, Z] ** 2).sum(1).max())
+    assert np.abs(spec(np.r_[X, Z], **params)).max() <= spec.bound(spec.params(**params), r2) * (1 + 1e-12)

@@ -157,8 +157,10 @@ def test_lazy_columns_match_full_gram():
     X = rng.normal(size=(70, 3))
     y = np.where(np.sin(2 * X[:, 0]) + X[:, 1] > 0, 1, -1)
     full = KernelPerceptron(kernel="rbf", sigma=0.7, random_state=2).fit(X, y)
-    lazy = KernelPerceptron(kernel="rbf", sigma=0.7, random_state=2, max_memory=1000).fit(X, y)
+    lazy = KernelPerceptron(kernel="rbf", sigma=0.7, random_state=2, precision="float64",
+                            max_memory=2 * 70 * 8).fit(X, y)  # room for 2 columns: constant eviction
     np.testing.assert_array_equal(full.alpha_, lazy.alpha_)
+    assert full.columns_computed_ == len(full.support_) < lazy.columns_computed_
 
 
 @pytest.mark.parametrize("est,err,match", [
@@ -211,7 +213,7 @@ def test_callable_kernel_wrong_shape():
 # scikit-learn conformance. No check is skipped; see README ("Design notes") if one ever must be.
 @pytest.mark.parametrize("est", [Perceptron(), KernelPerceptron(),
                                  KernelPerceptron(kernel="precomputed"),
-                                 KernelPerceptron(kernel="poly", max_memory=2000)],
+                                 KernelPerceptron(kernel="poly", precision="float64", max_memory=40_000)],
                          ids=["primal", "kernel-rbf", "kernel-precomputed", "kernel-lazy"])
 def test_check_estimator(est):
     check_estimator(est)
@@ -317,26 +319,74 @@ def test_cached_columns_with_eviction_and_float16():
     assert small.columns_computed_ > 0
 
 
-def test_auto_precision_choices():
+def test_auto_precision_is_the_highest_that_holds_every_column():
+    X, y = _noisy_data(8, n=50)
+    kp = KernelPerceptron(kernel="rbf", sigma=0.5, random_state=0, max_epochs=5).fit(X, y)
+    need = kp.columns_computed_
+    assert kp.precision_ == "float64" and need == len(kp.support_) < 50
+    kp.set_params(max_memory=need * 50 * 4).fit(X, y)  # float64 cannot hold them all: float32 can
+    assert kp.precision_ == "float32" and kp.columns_computed_ == need
+    with pytest.warns(UserWarning, match="float16"):
+        kp.set_params(max_memory=need * 50 * 2).fit(X, y)  # only float16 holds them: it warns
+    assert kp.precision_ == "float16"
+    kp.set_params(kernel="poly", degree=12, gamma=10.0, max_memory=5 * 50 * 4).fit(X, y)
+    assert kp.precision_ == "float32" and kp.columns_computed_ > len(kp.support_)  # overflow-safe: evicts
+
+
+def test_auto_precision_levels_per_device():
+    from kpcourse._dual.choose import _levels
+
+    X = np.ones((3, 2))
+    assert _levels(X, "rbf", {"gamma": 1.0}, "auto", cpu=True) == ["float64", "float32", "float16"]
+    assert _levels(X, "rbf", {"gamma": 1.0}, "auto", cpu=False) == ["float32", "float16"]
+    big = {"degree": 12, "gamma": 10.0, "coef0": 1.0}
+    assert _levels(X, "poly", big, "auto", cpu=False) == ["float32"]
+    assert _levels(X, np.dot, {}, "auto", cpu=True) == ["float64", "float32"]
+
+
+def test_kernel_evaluations_are_counted_and_proportional_to_erring_samples():
+    """Kernel work ≤ 1.2 n × (distinct samples that erred), counted by a counting kernel."""
+    X, y = _noisy_data(12, n=400)
+    calls = []
+
+    def counting_rbf(A, B):
+        calls.append(A.shape[0] * B.shape[0])
+        return kernels.rbf(A, B, sigma=0.5)
+
+    kp = KernelPerceptron(kernel=counting_rbf, random_state=0, max_epochs=8).fit(X, y)
+    named = KernelPerceptron(kernel="rbf", sigma=0.5, random_state=0, max_epochs=8).fit(X, y)
+    np.testing.assert_array_equal(kp.alpha_, named.alpha_)
+    distinct = len(kp.support_)
+    assert sum(calls) == kp.kernel_evaluations_ == named.kernel_evaluations_
+    assert kp.columns_computed_ == named.columns_computed_ == distinct
+    assert sum(calls) <= 1.2 * len(y) * distinct
+    assert named.timings_["columns"] == distinct and named.timings_["gram"] >= 0
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_precomputed_gram_is_read_in_place(dtype, order):
     import torch
 
-    X, y = _noisy_data(8, n=50)
-    kp = KernelPerceptron(kernel="rbf", max_memory=50 * 50 * 8)
-    kp.fit(X, y)
-    assert kp.precision_ == "float64" and kp.columns_computed_ == 50
-    kp.set_params(max_memory=50 * 50 * 2).fit(X, y)  # only float16 fits
-    assert kp.precision_ == "float16"
-    kp.set_params(kernel="poly", degree=12, gamma=10.0).fit(X, y)  # float16 would overflow: cached float32
-    assert kp.precision_ == "float32" and kp.columns_computed_ < 50 * 50
+    from kpcourse._dual import column_sources
 
-    class FakeCuda:
-        type = "cuda"
+    X, y = _noisy_data(13, n=60)
+    K = np.asarray(kernels.rbf(X, sigma=0.6), dtype=dtype, order=order)
+    (src,) = column_sources(K, "precomputed", {}, torch.device("cpu"), None, "auto", True)
+    assert np.shares_memory(src.cols, K)  # no copy: column i is read from K itself
+    kp = KernelPerceptron(kernel="precomputed", random_state=1, max_epochs=6).fit(K, y)
+    alpha, _ = _loop(K.astype(np.float64), y, orders=_orders(60, 6, 1))
+    np.testing.assert_array_equal(kp.alpha_, alpha)
+    assert kp.precision_ == np.dtype(dtype).name and kp.columns_computed_ == 0
 
-    kp = KernelPerceptron(kernel="rbf")
-    kp._params = {"gamma": 1.0}
-    assert kp._storage(X, 50, 50 * 50 * 4, FakeCuda()) == (torch.float32, True)
-    assert kp._storage(X, 50, 50 * 50 * 2, FakeCuda()) == (torch.float16, True)
-    assert kp._storage(X, 50, 100, FakeCuda()) == (torch.float32, False)
+
+def test_precomputed_matrix_that_is_not_symmetric_is_read_by_columns():
+    X, y = _noisy_data(14, n=50)
+    K = kernels.rbf(X, sigma=0.6) + 0.3 * np.triu(np.ones((50, 50)), 1)  # K[i, j] != K[j, i]
+    kp = KernelPerceptron(kernel="precomputed", random_state=3, max_epochs=6).fit(K, y)
+    # f(x_i) = Σ_j α_j y_j K[i, j], as predict uses K(test, train): the loop takes it from Kᵀ
+    alpha, _ = _loop(K.T, y, orders=_orders(50, 6, 3))
+    np.testing.assert_array_equal(kp.alpha_, alpha)
 
 
 def test_overflow_is_a_clear_error():
@@ -365,21 +415,26 @@ def test_progress_bar(capsys):
     assert "epoch" in capsys.readouterr().err
 
 
-def test_gpu_update_path_runs_on_cpu_with_identical_alpha():
-    """The fused (GPU) update and float32 storage, exercised on the CPU."""
-    import torch
-
+@pytest.mark.parametrize("source", ["columns", "gram"])
+def test_torch_path_runs_on_cpu_with_identical_alpha(source):
+    """The GPU code path (torch arrays, float32 decision values), exercised on the CPU."""
     from kpcourse import _dual
-    from kpcourse.perceptron import _Orders
+    from kpcourse._backend import TorchOps
+    from kpcourse.perceptron._common import Orders
 
     X, y = _noisy_data(11, n=80)
     y3 = np.where(X[:, 1] > 0.8, 2, np.where(y > 0, 1, 0))
     classes = np.unique(y3)
-    Y = torch.as_tensor(np.where(y3[:, None] == classes[None, :], 1.0, -1.0), dtype=torch.float32)
-    K = torch.as_tensor(kernels.rbf(X, sigma=0.6), dtype=torch.float32)
-    runs = [_dual.dual_train(_dual.FullColumns(K), Y, True, 6, _Orders(80, True, 4), fused=f)
-            for f in (True, False)]
-    np.testing.assert_array_equal(runs[0].alpha, runs[1].alpha)
+    Y = np.where(y3[:, None] == classes[None, :], 1.0, -1.0)
+    ops = TorchOps("cpu")
+    K32 = kernels.rbf(X, sigma=0.6).astype(np.float32)
+    if source == "gram":
+        src = _dual.GramColumns(ops, ops.asarray(K32, "float32"), "float32", True)
+    else:
+        kern = _dual.NamedKernel(ops, X, kernels.KERNELS["rbf"], {"gamma": 1 / (2 * 0.6 ** 2)}, "float32")
+        src = _dual.KernelColumns(ops, kern, "float32", "float32", 80, True, True)
+        K32 = np.stack([ops.host(kern.block(np.array([i]), ops.empty((1, 80), "float32"))[0]) for i in range(80)]).T
+    r = _dual.dual_train([src], Y, True, 6, Orders(80, True, 4))
     for c in range(3):
-        alpha, _ = _loop(K.double().numpy(), Y[:, c].numpy().astype(float), orders=_orders(80, 6, 4))
-        np.testing.assert_array_equal(runs[0].alpha[c], alpha)
+        alpha, _ = _loop(K32.astype(float), Y[:, c], orders=_orders(80, 6, 4))
+        np.testing.assert_array_equal(r.alpha[c], alpha)
