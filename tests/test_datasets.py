@@ -21,6 +21,7 @@ import numpy as np
 import pytest
 
 from kpcourse import datasets
+from kpcourse.datasets import _files, mnist, text
 from kpcourse.datasets import DataIntegrityError, DataNotFoundError, NLTKDataWarning
 
 REPO = Path(__file__).resolve().parents[1]
@@ -31,13 +32,13 @@ CLOSED = "http://127.0.0.1:9/"  # the discard port: connection refused, at once
 
 
 def _offline_urls():
-    return {rel: (CLOSED + rel,) for rel in datasets._URLS}
+    return {rel: (CLOSED + rel,) for rel in _files._URLS}
 
 
 @pytest.fixture(autouse=True)
 def offline(monkeypatch, tmp_path):
     """No network, an empty cache and no KPCOURSE_DATA unless a test sets them."""
-    monkeypatch.setattr(datasets, "_URLS", _offline_urls())
+    monkeypatch.setattr(_files, "_URLS", _offline_urls())
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg-cache"))
     monkeypatch.delenv("KPCOURSE_DATA", raising=False)
 
@@ -51,7 +52,7 @@ def data_env(shared_data, monkeypatch):
 @pytest.fixture(scope="module")
 def mnist_train(shared_data, tmp_path_factory):
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(datasets, "_URLS", _offline_urls())
+        mp.setattr(_files, "_URLS", _offline_urls())
         mp.setenv("KPCOURSE_DATA", str(shared_data))
         mp.setenv("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("cache")))
         return datasets.load_mnist("train")
@@ -295,16 +296,16 @@ def _write_gz(path, data):
 def test_idx_reader_reports_bad_magic(tmp_path):
     path = _write_gz(tmp_path / "x.gz", struct.pack(">II", 2051, 1) + bytes([1]))
     with pytest.raises(DataIntegrityError, match="magic number 2051, expected 2049"):
-        datasets._read_idx(path, 2049)
+        mnist._read_idx(path, 2049)
 
 
 def test_idx_reader_reports_truncated_data(tmp_path):
     path = _write_gz(tmp_path / "x.gz", struct.pack(">IIII", 2051, 3, 28, 28) + bytes(784 * 2))
     with pytest.raises(DataIntegrityError, match="truncated"):
-        datasets._read_idx(path, 2051)
+        mnist._read_idx(path, 2051)
     path = _write_gz(tmp_path / "y.gz", struct.pack(">I", 2049))
     with pytest.raises(DataIntegrityError, match="truncated IDX header"):
-        datasets._read_idx(path, 2049)
+        mnist._read_idx(path, 2049)
 
 
 def test_idx_reader_reports_broken_gzip_and_extra_data(tmp_path):
@@ -312,14 +313,14 @@ def test_idx_reader_reports_broken_gzip_and_extra_data(tmp_path):
     cut = tmp_path / "cut.gz"
     cut.write_bytes(whole[: len(whole) // 2])
     with pytest.raises(DataIntegrityError, match="cut.gz"):
-        datasets._read_idx(cut, 2049)
+        mnist._read_idx(cut, 2049)
     plain = tmp_path / "plain.gz"
     plain.write_bytes(b"not gzip at all")
     with pytest.raises(DataIntegrityError, match="corrupt gzip"):
-        datasets._read_idx(plain, 2049)
+        mnist._read_idx(plain, 2049)
     extra = _write_gz(tmp_path / "extra.gz", struct.pack(">II", 2049, 2) + bytes(3))
     with pytest.raises(DataIntegrityError, match="more data"):
-        datasets._read_idx(extra, 2049)
+        mnist._read_idx(extra, 2049)
 
 
 def test_corrupt_file_in_kpcourse_data_is_reported(shared_data, tmp_path, monkeypatch):
@@ -385,7 +386,7 @@ def test_download_lands_in_cache_verified_and_atomic(shared_data, tmp_path, monk
     src = tmp_path / "src" / "banknote.txt"
     src.parent.mkdir()
     shutil.copy(shared_data / BANKNOTE, src)
-    monkeypatch.setitem(datasets._URLS, BANKNOTE, (src.as_uri(),))
+    monkeypatch.setitem(_files._URLS, BANKNOTE, (src.as_uri(),))
     monkeypatch.setenv("KPCOURSE_DATA", str(tmp_path / "empty"))
     replaced = []
     real_replace = os.replace
@@ -404,7 +405,7 @@ def test_download_lands_in_cache_verified_and_atomic(shared_data, tmp_path, monk
     notice = capsys.readouterr().err
     assert notice.count("\n") == 1 and src.as_uri() in notice and BANKNOTE in notice
     # second call: read from the cache, no download
-    monkeypatch.setitem(datasets._URLS, BANKNOTE, (CLOSED,))
+    monkeypatch.setitem(_files._URLS, BANKNOTE, (CLOSED,))
     datasets.load_banknote()
     assert capsys.readouterr().err == ""
 
@@ -418,7 +419,7 @@ def test_download_over_http_with_gutenberg_boilerplate(shared_data, tmp_path, mo
         "*** START OF THE PROJECT GUTENBERG EBOOK 1342 ***\r\n" + book
         + "\r\n*** END OF THE PROJECT GUTENBERG EBOOK 1342 ***\r\nSection 5. General Information",
         encoding="utf-8")
-    monkeypatch.setitem(datasets._URLS, PP, (serve(site) + "pg1342.txt",))
+    monkeypatch.setitem(_files._URLS, PP, (serve(site) + "pg1342.txt",))
     text = datasets.load_text("pride_and_prejudice")
     assert text == book.strip()
     assert (_cache(tmp_path) / PP).is_file()
@@ -427,8 +428,8 @@ def test_download_over_http_with_gutenberg_boilerplate(shared_data, tmp_path, mo
 def test_download_falls_back_to_the_second_mirror(shared_data, tmp_path, monkeypatch):
     good = tmp_path / "t10k-labels-idx1-ubyte.gz"
     shutil.copy(shared_data / T10K_LABELS, good)
-    monkeypatch.setitem(datasets._URLS, T10K_LABELS, (CLOSED + "labels.gz", good.as_uri()))
-    labels = datasets._read_idx(datasets._fetch(T10K_LABELS), 2049)
+    monkeypatch.setitem(_files._URLS, T10K_LABELS, (CLOSED + "labels.gz", good.as_uri()))
+    labels = mnist._read_idx(_files._fetch(T10K_LABELS), 2049)
     assert labels.shape == (10000,)
     assert (_cache(tmp_path) / T10K_LABELS).read_bytes() == good.read_bytes()
 
@@ -439,9 +440,9 @@ def test_corrupt_download_raises_and_leaves_nothing(shared_data, tmp_path, monke
     data = bytearray((shared_data / T10K_LABELS).read_bytes())
     data[100] ^= 0x01
     (site / "labels.gz").write_bytes(bytes(data))
-    monkeypatch.setitem(datasets._URLS, T10K_LABELS, (serve(site) + "labels.gz",))
+    monkeypatch.setitem(_files._URLS, T10K_LABELS, (serve(site) + "labels.gz",))
     with pytest.raises(DataIntegrityError) as info:
-        datasets._fetch(T10K_LABELS)
+        _files._fetch(T10K_LABELS)
     message = str(info.value)
     assert T10K_LABELS in message and "f7ae60f92e00ec6d" in message and "Nothing was saved" in message
     assert not (_cache(tmp_path) / T10K_LABELS).exists()
@@ -507,7 +508,7 @@ def test_sentences_without_punkt_tab_warns_once_and_falls_back(shared_data, tmp_
 
 
 def test_regex_fallback_when_nltk_is_absent():
-    parts = [" ".join(s.split()) for s in datasets._regex_sentences(TRICKY + ' "Really?" She left.')]
+    parts = [" ".join(s.split()) for s in text._regex_sentences(TRICKY + ' "Really?" She left.')]
     assert parts == ["Mr. Smith went to Washington D.C. on Jan. 5th.",
                      "He met Dr. Jones at 3 p.m. It rained.", '"Really?"', "She left."]
 

@@ -1,0 +1,130 @@
+"""Random toy sets with an exactly known boundary.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from .._validation import check_int, check_positive
+
+
+def _check_random_state(random_state):
+    """Return a ``np.random.Generator`` for None, an int, a SeedSequence or a Generator."""
+    if random_state is None or isinstance(random_state, np.random.SeedSequence):
+        return np.random.default_rng(random_state)
+    if isinstance(random_state, np.random.Generator):
+        return random_state
+    if isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool):
+        if random_state < 0:
+            raise ValueError(f"random_state must be a non-negative integer, got {random_state}.")
+        return np.random.default_rng(int(random_state))
+    raise TypeError(
+        "random_state must be None, a non-negative int or a numpy.random.Generator, "
+        f"got {type(random_state).__name__}: {random_state!r}."
+    )
+
+
+def circles(n, *, noise=0.1, factor=0.5, random_state=None):
+    """A ring inside a ring: two classes no straight line separates.
+
+    Outer circle of radius 1 (label +1) and inner circle of radius ``factor``
+    (label -1), each point at an evenly spaced angle, then moved by Gaussian noise
+    of standard deviation ``noise`` and shuffled:
+    ``x = r (cos t, sin t) + noise * N(0, I)``.
+
+    Parameters
+    ----------
+    n : int
+        Number of points, >= 2; ``n // 2`` lie on the outer ring, the rest inside.
+    noise : float, default=0.1
+        Standard deviation of the Gaussian noise added to each coordinate, >= 0.
+    factor : float, default=0.5
+        Radius of the inner ring relative to the outer one, 0 < factor < 1.
+    random_state : None, int or numpy.random.Generator, default=None
+        Seed or generator; ``None`` draws fresh entropy. The global RNG is never used.
+
+    Returns
+    -------
+    X : ndarray of shape (n, 2), dtype float64
+    y : ndarray of shape (n,), dtype int64
+        +1 on the outer ring, -1 on the inner ring.
+
+    Examples
+    --------
+    >>> X, y = circles(100, random_state=0)
+    >>> X.shape, int((y == 1).sum()), int((y == -1).sum())
+    ((100, 2), 50, 50)
+
+    Lesson 04 (the kernel trick).
+    """
+    n = check_int(n, "n", minimum=2)
+    noise = check_positive(noise, "noise", strict=False)
+    factor = check_positive(factor, "factor")
+    if factor >= 1:
+        raise ValueError(f"factor must be between 0 and 1 (exclusive), got {factor!r}.")
+    rng = _check_random_state(random_state)
+    n_out = n // 2
+    n_in = n - n_out
+    t_out = np.linspace(0.0, 2 * np.pi, n_out, endpoint=False)
+    t_in = np.linspace(0.0, 2 * np.pi, n_in, endpoint=False)
+    X = np.vstack([
+        np.column_stack([np.cos(t_out), np.sin(t_out)]),
+        factor * np.column_stack([np.cos(t_in), np.sin(t_in)]),
+    ])
+    y = np.concatenate([np.ones(n_out, dtype=np.int64), -np.ones(n_in, dtype=np.int64)])
+    if noise > 0:
+        X = X + rng.normal(scale=noise, size=X.shape)
+    order = rng.permutation(n)
+    return X[order], y[order]
+
+
+def unit_disc(n, *, margin=0.0, random_state=None):
+    """Points uniform in the square [-2, 2]², labelled by the unit circle.
+
+    ``y = -1`` inside the unit circle (||x|| < 1) and ``+1`` outside. With
+    ``margin > 0`` points with ``| ||x|| - 1 | < margin`` are rejected and redrawn,
+    so the circle separates the classes with a gap of ``2 * margin``.
+
+    Parameters
+    ----------
+    n : int
+        Number of points, >= 1.
+    margin : float, default=0.0
+        Half-width of the empty band around the circle, 0 <= margin < 1.
+    random_state : None, int or numpy.random.Generator, default=None
+        Seed or generator; ``None`` draws fresh entropy. The global RNG is never used.
+
+    Returns
+    -------
+    X : ndarray of shape (n, 2), dtype float64
+    y : ndarray of shape (n,), dtype int64
+        -1 inside the unit circle, +1 outside. About 20 % of the points
+        (pi / 16 of the square) fall inside, so a very small ``n`` may hold one class.
+
+    Examples
+    --------
+    >>> X, y = unit_disc(500, margin=0.1, random_state=0)
+    >>> r = np.linalg.norm(X, axis=1)
+    >>> bool(np.all(r[y == -1] < 0.9) and np.all(r[y == 1] > 1.1))
+    True
+
+    Lesson 04 (the kernel trick).
+    """
+    n = check_int(n, "n", minimum=1)
+    margin = check_positive(margin, "margin", strict=False)
+    if margin >= 1:
+        raise ValueError(f"margin must be smaller than 1 (the circle's radius), got {margin!r}.")
+    rng = _check_random_state(random_state)
+    kept = []
+    n_kept = 0
+    while n_kept < n:
+        batch = rng.uniform(-2.0, 2.0, size=(2 * (n - n_kept) + 16, 2))
+        r = np.linalg.norm(batch, axis=1)
+        batch = batch[np.abs(r - 1.0) >= margin] if margin > 0 else batch
+        kept.append(batch)
+        n_kept += len(batch)
+    X = np.vstack(kept)[:n]
+    y = np.where(np.linalg.norm(X, axis=1) < 1.0, -1, 1).astype(np.int64)
+    return X, y
