@@ -21,8 +21,7 @@ import numpy as np
 import pytest
 
 from kpcourse import datasets
-from kpcourse.datasets import _files, mnist, text
-from kpcourse.datasets import DataIntegrityError, DataNotFoundError, NLTKDataWarning
+from kpcourse.datasets import DataIntegrityError, DataNotFoundError, NLTKDataWarning, _files, mnist, text
 
 REPO = Path(__file__).resolve().parents[1]
 BANKNOTE = "banknote/data_banknote_authentication.txt"

@@ -82,6 +82,19 @@ def fail(name, problems):
         raise AssertionError(f"{name}: {len(problems)} problem{s} found\n{lines}")
 
 
+def problem(check, *args, **kwargs):
+    """The message of ``check(*args, **kwargs)`` when it fails (an ``AssertionError``), else None.
+
+    Lets a judge collect every problem before failing once: ``problems.append(problem(
+    expect_raises, answer, "ValueError", why))``; :func:`fail` skips the ``None`` entries.
+    """
+    try:
+        check(*args, **kwargs)
+    except AssertionError as exc:
+        return str(exc)
+    return None
+
+
 # ------------------------------------------------------------ generic checks
 def check_type(value, types, name):
     """Check ``isinstance(value, types)``; the message names the type that arrived."""

@@ -10,6 +10,8 @@ here.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from kpcourse.checks._core import (
@@ -23,6 +25,7 @@ from kpcourse.checks._core import (
     fail,
     fmt,
     load_data,
+    problem,
     run,
     same,
 )
@@ -55,14 +58,10 @@ PROBES = {
     "nn_K_tie": np.array([[0.5, 0.9, 0.9, 0.1], [0.3, 0.3, 0.2, 0.3]]),  # the first of the maxima wins
     "nn_books": ["moby_dick", "pride_and_prejudice", "moby_dick"],
 }
-_DATA = None
 
-
+@functools.cache
 def _data():
-    global _DATA
-    if _DATA is None:
-        _DATA = load_data("lesson01")
-    return _DATA
+    return load_data("lesson01")
 
 
 def _stop_if_not_run(answers):
@@ -98,15 +97,6 @@ def _number(value):
     """``value`` as a float when it is one number, else ``None``."""
     arr = _floats(value)
     return float(arr) if arr is not None and arr.ndim == 0 else None
-
-
-def _raises(answer, exception, why):
-    """The problem (str) unless ``answer`` is the exception ``exception``; ``None`` when it is."""
-    try:
-        expect_raises(answer, exception, why)
-    except AssertionError as exc:
-        return str(exc)
-    return None
 
 
 def _type(value):
@@ -167,11 +157,8 @@ def _judge_cosine_values(answers):
                 problems.append(f"a cosine lies between -1 and 1; you returned {fmt(arr)}: are both "
                                 "sides divided by their row lengths?")
             else:
-                try:
-                    check_close(arr, d["values"], f"cosine_similarity(A={fmt(P['cosine_A'])}, "
-                                f"B={fmt(P['cosine_B'])})", hint="each entry is A[i]·B[j] / (|A[i]| |B[j]|)")
-                except AssertionError as exc:
-                    problems.append(str(exc))
+                problems.append(problem(check_close, arr, d["values"], f"cosine_similarity(A={fmt(P['cosine_A'])}, "
+                                        f"B={fmt(P['cosine_B'])})", hint="each entry is A[i]·B[j] / (|A[i]| |B[j]|)"))
     fail("cosine_similarity", problems)
 
 
@@ -181,7 +168,7 @@ def _judge_cosine_interface(answers):
     _stop_if_not_run(answers)
     for a, why in zip(answers[:2], ("A has 3 columns but B has 4",
                                     "A is 1-D (shape (3,)), not a 2-D array of rows"), strict=True):
-        problems.append(_raises(a, "ValueError", why))
+        problems.append(problem(expect_raises, a, "ValueError", why))
     zero = _floats(answers[2].get())
     if zero is not None and zero.shape == (2, 2) and not (np.all(np.isfinite(zero[0]))
                                                          and np.allclose(zero[0], 0.0)):
@@ -290,9 +277,10 @@ def _judge_shared_input(answers):
     empty = _number(answers[1].get())
     if empty is not None and empty != 0:
         problems.append(f"an empty collection shares no word: you returned {fmt(answers[1].get())}")
-    problems.append(_raises(answers[2], "TypeError", "a and b are strings (set('whale') is a set of letters, "
-                                                     "not of words): pass lists of words"))
-    problems.append(_raises(answers[3], "TypeError", "b is a string, not a collection of words"))
+    problems.append(problem(expect_raises, answers[2], "TypeError",
+                            "a and b are strings (set('whale') is a set of letters, not of words): "
+                            "pass lists of words"))
+    problems.append(problem(expect_raises, answers[3], "TypeError", "b is a string, not a collection of words"))
     fail("shared_word_count", problems)
 
 
@@ -384,7 +372,7 @@ def _judge_normalised_edge(answers):
                         f"{fmt(ba_value)}")
     if ab is not None and not isinstance(ab_value, (float, np.floating)):
         problems.append(f"{f} should return a float, got {_type(ab_value)}: {fmt(ab_value)}")
-    problems.append(_raises(answers[4], "TypeError", "a and b are strings, not collections of words"))
+    problems.append(problem(expect_raises, answers[4], "TypeError", "a and b are strings, not collections of words"))
     fail(f, problems)
 
 
@@ -466,8 +454,9 @@ def _judge_nn_interface(answers):
     __tracebackhide__ = True
     books, problems = PROBES["nn_books"], []
     _stop_if_not_run(answers)
-    problems.append(_raises(answers[0], "ValueError", "K_test_train has 4 columns but y_train has 3 labels"))
-    problems.append(_raises(answers[1], "ValueError", "K_test_train is 1-D, not (n_test, n_train)"))
+    problems.append(problem(expect_raises, answers[0], "ValueError",
+                            "K_test_train has 4 columns but y_train has 3 labels"))
+    problems.append(problem(expect_raises, answers[1], "ValueError", "K_test_train is 1-D, not (n_test, n_train)"))
     got = answers[2].get()
     if not isinstance(got, np.ndarray) or got.shape != (2,):
         problems.append(f"for a (2, 3) similarity matrix given as lists, {_NN} should return an ndarray "

@@ -9,6 +9,8 @@ grader's references); no perceptron lives here.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from kpcourse.checks._core import (
@@ -19,6 +21,7 @@ from kpcourse.checks._core import (
     fail,
     fmt,
     load_data,
+    problem,
     run,
     same,
     unpack,
@@ -48,14 +51,10 @@ PROBES = {
     "xor_X": np.array([[1.0, 1.0], [-1.0, -1.0], [1.0, -1.0], [-1.0, 1.0]]),
     "xor_y": np.array([1, 1, -1, -1]),
 }
-_DATA = None
 
-
+@functools.cache
 def _data():
-    global _DATA
-    if _DATA is None:
-        _DATA = load_data("lesson02")
-    return _DATA
+    return load_data("lesson02")
 
 
 # ------------------------------------------------------------------- predict
@@ -94,10 +93,7 @@ def _judge_predict_basic(answers):
     one = answers[1].get()
     if np.shape(one) != (1,):
         problems.append(f"for X with one row (shape (1, 2)) predict should return shape (1,), got {np.shape(one)}")
-    try:
-        expect_raises(answers[2], "ValueError", "X has 3 columns but w has 2 entries")
-    except AssertionError as exc:
-        problems.append(str(exc))
+    problems.append(problem(expect_raises, answers[2], "ValueError", "X has 3 columns but w has 2 entries"))
     fail("predict", problems)
 
 
@@ -198,10 +194,7 @@ def _judge_update_weights(answers):
             problems.append(f"your update changed w on a correctly classified point "
                             f"({_probe_text(U[key])}, y(w·x + b) > 0): update only on a mistake")
             break
-    try:
-        expect_raises(answers[4], "ValueError", "y is 0 (labels are -1 or +1)")
-    except AssertionError as exc:
-        problems.append(str(exc))
+    problems.append(problem(expect_raises, answers[4], "ValueError", "y is 0 (labels are -1 or +1)"))
     fail("update", problems)
 
 
@@ -322,10 +315,8 @@ def _judge_train(answers, aspect):
         if named:
             problems.append(named[0])
         else:
-            try:
-                check_trace(trace, d["trace"], f"your trace on X={fmt(X)}, y={fmt(y)}, learning_rate={lr:g}")
-            except AssertionError as exc:
-                problems.append(str(exc))
+            problems.append(problem(check_trace, trace, d["trace"],
+                                    f"your trace on X={fmt(X)}, y={fmt(y)}, learning_rate={lr:g}"))
     if aspect in ("all", "trace") and len(trace) and not same(trace[-1, 3:], [b, *w]):
         problems.append("the w and b you return must be those of the last trace row")
     if aspect in ("all", "result") and not (same(w, d["w"]) and np.isclose(b, d["b"])):
@@ -346,11 +337,8 @@ def _judge_stop(answers):
         if found:
             problems += found
             break
-    try:
-        expect_raises(answers[2], "ValueError",
-                      f"X has {len(P['train_X'])} rows but y has {len(P['train_y']) - 1} labels")
-    except AssertionError as exc:
-        problems.append(str(exc))
+    problems.append(problem(expect_raises, answers[2], "ValueError",
+                            f"X has {len(P['train_X'])} rows but y has {len(P['train_y']) - 1} labels"))
     fail("train", problems)
 
 

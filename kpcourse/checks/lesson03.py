@@ -14,6 +14,8 @@ constant-1 column (our perceptron has its own bias): ``Z = quiz_transform(X)[:, 
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from kpcourse.checks._core import (
@@ -26,6 +28,7 @@ from kpcourse.checks._core import (
     fail,
     fmt,
     load_data,
+    problem,
     run,
     same,
     unpack,
@@ -55,15 +58,12 @@ PROBES = {
     "primal_alpha": np.array([2, 1, 1, 3]), "primal_y": np.array([1, -1, -1, 1]),
     "primal_b": {1.0: 3.0, 0.5: 1.5},  # b = learning_rate * sum_i alpha_i y_i
 }
-_DATA = None
 _QUIZ = None
 
 
+@functools.cache
 def _data():
-    global _DATA
-    if _DATA is None:
-        _DATA = load_data("lesson03")
-    return _DATA
+    return load_data("lesson03")
 
 
 def quiz_probe():
@@ -134,16 +134,11 @@ def _judge_counts(answers):
         if named:
             problems.append(named)
         else:
-            try:
-                check_close(alpha, d["alpha"], "alpha on a Gram matrix of 6 samples",
-                            hint="alpha[i] counts the mistakes on sample i, visiting samples 0..n-1 in "
-                                 "order; the score is learning_rate·Σ_j alpha_j y_j K[j, i] + b")
-            except AssertionError as exc:
-                problems.append(str(exc))
-    try:
-        expect_raises(answers[1], "ValueError", "K has shape (3, 4), not (n, n) for n = len(y) labels")
-    except AssertionError as exc:
-        problems.append(str(exc))
+            problems.append(problem(check_close, alpha, d["alpha"], "alpha on a Gram matrix of 6 samples",
+                                    hint="alpha[i] counts the mistakes on sample i, visiting samples 0..n-1 in "
+                                         "order; the score is learning_rate·Σ_j alpha_j y_j K[j, i] + b"))
+    problems.append(problem(expect_raises, answers[1], "ValueError",
+                            "K has shape (3, 4), not (n, n) for n = len(y) labels"))
     fail("dual_train", problems)
 
 
@@ -159,17 +154,17 @@ def _judge_bias(answers):
             continue
         named = _counting_problem(alpha, d)
         if named:
-            problem = named
+            found = named
         elif b == 0 and same(alpha, d["no_bias"]):
-            problem = ("your dual training ignores the bias: b never changes; on each mistake "
-                       "b += learning_rate·y_i, and b enters every score")
+            found = ("your dual training ignores the bias: b never changes; on each mistake "
+                     "b += learning_rate·y_i, and b enters every score")
         elif same((*alpha, b), d["bias_out"]):
-            problem = ("your b changes but never enters the score: "
-                       "f(x_i) = learning_rate·Σ_j alpha_j y_j K[j, i] + b")
+            found = ("your b changes but never enters the score: "
+                     "f(x_i) = learning_rate·Σ_j alpha_j y_j K[j, i] + b")
         else:
-            problem = (f"{where[key]} you returned alpha={fmt(alpha)}, b={fmt(b)}: check the mistake "
-                       "counts and the bias (b += learning_rate·y_i on a mistake, added to every score)")
-        fail("dual_train", [problem])
+            found = (f"{where[key]} you returned alpha={fmt(alpha)}, b={fmt(b)}: check the mistake "
+                     "counts and the bias (b += learning_rate·y_i on a mistake, added to every score)")
+        fail("dual_train", [found])
 
 
 def _judge_rate(answers):
@@ -256,11 +251,8 @@ def _judge_predict_basic(answers):
                                 f"alpha={fmt(P['predict_alpha'])}, y={fmt(P['predict_y'])}, "
                                 f"b={fmt(P['predict_b'])}) gave {fmt(arr)}: "
                                 f"{int((arr != right).sum())} label(s) are wrong")
-    try:
-        expect_raises(answers[1], "ValueError",
-                      "K_test_train has 4 columns but there are 3 training samples (len(alpha))")
-    except AssertionError as exc:
-        problems.append(str(exc))
+    problems.append(problem(expect_raises, answers[1], "ValueError",
+                            "K_test_train has 4 columns but there are 3 training samples (len(alpha))"))
     fail("dual_predict", problems)
 
 
@@ -396,10 +388,7 @@ def _judge_primal_checks(answers):
         consistent.get()  # any other error is reported as it is (w itself is the other aspects' business)
     for a, why in zip(answers[4:], ("X has 3 rows but alpha has 4 entries", "y has 3 labels but alpha has 4 entries"),
                       strict=True):
-        try:
-            expect_raises(a, "ValueError", why)
-        except AssertionError as exc:
-            problems.append(str(exc))
+        problems.append(problem(expect_raises, a, "ValueError", why))
     fail("primal_from_dual", problems)
 
 

@@ -18,6 +18,8 @@ points in exercise 2.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from kpcourse.checks._core import (
@@ -31,6 +33,7 @@ from kpcourse.checks._core import (
     fail,
     fmt,
     load_data,
+    problem,
     run,
     same,
     unpack,
@@ -95,23 +98,10 @@ PROBES = {
     "count_errors": ((0, 2, "d = 0 (no coordinates)"), (3, 0, "degree = 0"), (-2, 3, "d is negative")),
     "count_values": ((2, 2), (3, 2), (2, 3), (10, 3), (1, 4), (784, 5), (1000, 8)),
 }
-_DATA = None
 
-
+@functools.cache
 def _data():
-    global _DATA
-    if _DATA is None:
-        _DATA = load_data("lesson04")
-    return _DATA
-
-
-def _problem(check, *args, **kwargs):
-    """The message of a failing check as a string (None when it passes)."""
-    try:
-        check(*args, **kwargs)
-    except AssertionError as exc:
-        return str(exc)
-    return None
+    return load_data("lesson04")
 
 
 # ----------------------------------------------------------------------- phi
@@ -135,7 +125,7 @@ def _judge_phi_shape(answers):
     check_shape(answers[1].get(), (1, 3), "phi(X) for X of shape (1, 2)")
     for a, why in ((answers[2], "X has shape (4, 3): φ maps 2-D points only"),
                    (answers[3], "X has shape (2,): one point must be given as shape (1, 2)")):
-        problems.append(_problem(expect_raises, a, "ValueError", why))
+        problems.append(problem(expect_raises, a, "ValueError", why))
     fail("phi", problems)
 
 
@@ -164,7 +154,7 @@ def _judge_phi_values(answers):
             problems.append("the right features in the wrong order: the columns are x1², x2², "
                             "then √2·x1·x2")
         else:
-            problems.append(_problem(check_close, arr, ref, "phi(X)",
+            problems.append(problem(check_close, arr, ref, "phi(X)",
                                      hint="each row must be (x1², x2², √2·x1·x2)"))
     fail("phi", problems)
 
@@ -258,7 +248,7 @@ def _judge_gap_errors(answers):
         problems.append(f"for 3-D points (2 of them in X, 3 in Z) and an exact feature map "
                         f"(all_ordered_products) you returned {fmt(got)}: the gap must work for any "
                         "dimension and for X and Z of different lengths (a (2, 3) table of pairs)")
-    problems.append(_problem(expect_raises, answers[1], "ValueError",
+    problems.append(problem(expect_raises, answers[1], "ValueError",
                              "X has 2 columns and Z has 3: their points cannot be compared"))
     fail("identity_gap", problems)
 
@@ -339,7 +329,7 @@ def _judge_train_basic(answers):
     elif np.any(alpha < 0) or not np.allclose(alpha, np.round(alpha)):
         problems.append(f"alpha counts mistakes, so it holds whole numbers >= 0; you returned {fmt(alpha)} "
                         "(add 1 on a mistake: the label y_i enters the score, not alpha)")
-    problems.append(_problem(expect_raises, answers[1], "ValueError", f"X has {n} rows but y has {n - 1} labels"))
+    problems.append(problem(expect_raises, answers[1], "ValueError", f"X has {n} rows but y has {n - 1} labels"))
     fail(TRAIN, problems)
 
 
@@ -351,18 +341,18 @@ def _judge_train_rule(answers):
         return
     named = [_TRAIN_HINTS[k] for k, m in d["mistakes"].items() if same(alpha, m["alpha"]) and np.isclose(b, m["b"])]
     if named:
-        problem = named[0]
+        found = named[0]
     elif np.all(alpha == 0):
-        problem = "sign(0) must count as a mistake: all your alpha are 0"
+        found = "sign(0) must count as a mistake: all your alpha are 0"
     elif same(alpha, d["alpha"]):
-        problem = (f"alpha is right but b is not (you returned b = {fmt(b)}): b starts at 0 and grows by "
-                   "y_i on each mistake")
+        found = (f"alpha is right but b is not (you returned b = {fmt(b)}): b starts at 0 and grows by "
+                 "y_i on each mistake")
     else:
-        problem = (f"on X={fmt(P['train_X'])}, y={fmt(P['train_y'])}, max_epochs={P['train_epochs']} you "
-                   f"returned alpha={fmt(alpha)}, b={fmt(b)}: not the kernel perceptron's. Visit the samples "
-                   "0..n-1 in order; f(x_i) = Σ_j alpha_j y_j (1 + x_j·x_i)² + b; on y_i f(x_i) <= 0 add 1 "
-                   "to alpha_i and y_i to b")
-    fail(TRAIN, [problem])
+        found = (f"on X={fmt(P['train_X'])}, y={fmt(P['train_y'])}, max_epochs={P['train_epochs']} you "
+                 f"returned alpha={fmt(alpha)}, b={fmt(b)}: not the kernel perceptron's. Visit the samples "
+                 "0..n-1 in order; f(x_i) = Σ_j alpha_j y_j (1 + x_j·x_i)² + b; on y_i f(x_i) <= 0 add 1 "
+                 "to alpha_i and y_i to b")
+    fail(TRAIN, [found])
 
 
 def _judge_train_epochs(answers):
@@ -446,7 +436,7 @@ def _judge_predict_basic(answers):
     one = answers[1].get()
     if np.shape(one) != (1,):
         problems.append(f"for X_new with one row (shape (1, 2)) return shape (1,), got {np.shape(one)}")
-    problems.append(_problem(expect_raises, answers[2], "ValueError",
+    problems.append(problem(expect_raises, answers[2], "ValueError",
                              "X_new has 3 columns but the training points have 2"))
     fail(PREDICT, problems)
 
@@ -540,9 +530,9 @@ def _judge_count_basic(answers):
                             "count is a whole number (use integer arithmetic, e.g. math.comb or //, not /)")
             break
     for a, (_, _, why) in zip(answers[k:], PROBES["count_errors"], strict=True):
-        problem = _problem(expect_raises, a, "ValueError", why)
-        if problem:
-            problems.append(problem)
+        found = problem(expect_raises, a, "ValueError", why)
+        if found:
+            problems.append(found)
             break
     fail(COUNT, problems)
 
@@ -560,14 +550,14 @@ def _judge_count_values(answers):
             continue
         named = [_COUNT_HINTS[k] for k in _COUNT_HINTS if is_int(val) and val == expected[k]]
         if named:
-            problem = named[0]
+            found = named[0]
         elif is_int(got) and d == 1000:
-            problem = (f"{COUNT}(1000, 8) is wrong although smaller cases are right: the count exceeds 64-bit "
-                       "integers; use Python ints (math.comb)")
+            found = (f"{COUNT}(1000, 8) is wrong although smaller cases are right: the count exceeds 64-bit "
+                     "integers; use Python ints (math.comb)")
         else:
-            problem = (f"{COUNT}({d}, {n}) returned {fmt(got)}: count the monomials x1^k1 ... x{d}^k{d} "
-                       f"with k1 + ... + k{d} <= {n}")
-        fail(COUNT, [problem])
+            found = (f"{COUNT}({d}, {n}) returned {fmt(got)}: count the monomials x1^k1 ... x{d}^k{d} "
+                     f"with k1 + ... + k{d} <= {n}")
+        fail(COUNT, [found])
 
 
 def diagnose_count_features(count, aspect="all"):

@@ -11,6 +11,8 @@ source (:func:`~._core.check_loop_free`), never timed.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from kpcourse.checks._core import (
@@ -24,6 +26,7 @@ from kpcourse.checks._core import (
     fmt,
     load_data,
     name_mistake,
+    problem,
     run,
     same,
     unpack,
@@ -86,14 +89,10 @@ _WEIGHT_HINTS = {
     "no_alpha": "your score ignores the mistake counts alpha: it is Σ αᵢ yᵢ k(xᵢ, q)",
     "plain": "your score is a plain sum of kernel values: it is Σ αᵢ yᵢ k(xᵢ, q)",
 }
-_DATA = None
 
-
+@functools.cache
 def _data():
-    global _DATA
-    if _DATA is None:
-        _DATA = load_data("lesson05")
-    return _DATA
+    return load_data("lesson05")
 
 
 def rings_probe():
@@ -146,11 +145,9 @@ def _judge_gram_values(answers):
         if named:
             problems.append(named + f" (seen with sigma={sigma:g})")
         else:
-            try:
-                check_close(arr, d["K"][i], f"rbf_gram(X={fmt(X)}, Z={fmt(Z)}, sigma={sigma:g})", rtol=0,
-                            atol=1e-10, hint="K[i, j] = exp(-‖X[i] − Z[j]‖² / (2σ²))")
-            except AssertionError as exc:
-                problems.append(str(exc))
+            problems.append(problem(check_close, arr, d["K"][i],
+                                    f"rbf_gram(X={fmt(X)}, Z={fmt(Z)}, sigma={sigma:g})", rtol=0, atol=1e-10,
+                                    hint="K[i, j] = exp(-‖X[i] − Z[j]‖² / (2σ²))"))
         break
     if not problems:
         s = P["gram_diag_sigma"]
@@ -173,10 +170,7 @@ def _judge_gram_shape(answers):
             problems.append("rbf_gram changed the arrays passed in: leave X and Z as they are")
             break
     for a, (_, why) in zip(answers[len(shapes):], P["gram_errors"], strict=True):
-        try:
-            expect_raises(a, "ValueError", why)
-        except AssertionError as exc:
-            problems.append(str(exc))
+        problems.append(problem(expect_raises, a, "ValueError", why))
     fail("rbf_gram", problems)
 
 
@@ -284,10 +278,7 @@ def _judge_predict_label(answers):
         elif label0 == 1:
             problems.append("a score of exactly 0 gave +1: only a positive score predicts +1")
     for a, (_, why) in zip(answers[3:], _predict_errors(), strict=True):
-        try:
-            expect_raises(a, "ValueError", why)
-        except AssertionError as exc:
-            problems.append(str(exc))
+        problems.append(problem(expect_raises, a, "ValueError", why))
     fail("rbf_predict", problems)
 
 
@@ -341,18 +332,18 @@ def _judge_choose_errors(answers):
     if np.allclose(err, ref_val, rtol=0, atol=SIGMA_TOL):
         return
     if np.any(err > 1):
-        problem = ("the errors should be fractions of the validation set (between 0 and 1), not counts: "
-                   "divide by len(y_val)")
+        found = ("the errors should be fractions of the validation set (between 0 and 1), not counts: "
+                 "divide by len(y_val)")
     elif np.allclose(err, 1 - ref_val, rtol=0, atol=SIGMA_TOL):
-        problem = "you returned accuracies; return error rates (the fraction of validation points misclassified)"
+        found = "you returned accuracies; return error rates (the fraction of validation points misclassified)"
     elif np.allclose(err, ref_train, rtol=0, atol=SIGMA_TOL):
-        problem = "these are training errors: measure each model on X_val, y_val"
+        found = "these are training errors: measure each model on X_val, y_val"
     else:
         i = int(np.argmax(np.abs(err - ref_val)))
-        problem = (f"on a probe with sigmas={fmt(np.array(sigmas))} your validation error for σ = {sigmas[i]:g} "
-                   f"is {err[i]:.3f}, far from what KernelPerceptron(kernel='rbf', sigma=σ, max_epochs=10, "
-                   "random_state=0) trained on X_train makes on X_val")
-    fail("choose_sigma", [problem])
+        found = (f"on a probe with sigmas={fmt(np.array(sigmas))} your validation error for σ = {sigmas[i]:g} "
+                 f"is {err[i]:.3f}, far from what KernelPerceptron(kernel='rbf', sigma=σ, max_epochs=10, "
+                 "random_state=0) trained on X_train makes on X_val")
+    fail("choose_sigma", [found])
 
 
 def _judge_choose_choice(answers):

@@ -10,6 +10,8 @@ references); no kernel, perceptron or storage rule lives here.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from kpcourse.checks._core import (
@@ -22,6 +24,7 @@ from kpcourse.checks._core import (
     fail,
     fmt,
     load_data,
+    problem,
     run,
     same,
     unpack,
@@ -81,14 +84,10 @@ PROBES = {
                  (10_000, 100, 1.0, 500_000_000), (30_000, 784, 418.0, 8 * GiB)),
     },
 }
-_DATA = None
 
-
+@functools.cache
 def _data():
-    global _DATA
-    if _DATA is None:
-        _DATA = load_data("lesson06")
-    return _DATA
+    return load_data("lesson06")
 
 
 def peak_memory(func, *args, **kwargs):
@@ -192,18 +191,15 @@ def _judge_values(answers):
     X, Z, sigma = P["tiled_X"], P["tiled_Z"], P["tiled_sigma"]
     m = len(Z)
     for a in answers[:3]:
-        problem = gram_problem(unpack_gram(a), d["K"], d["mistakes"], X, Z, sigma, a.call.args[3])
-        if problem:
-            problems.append(problem)
+        found = gram_problem(unpack_gram(a), d["K"], d["mistakes"], X, Z, sigma, a.call.args[3])
+        if found:
+            problems.append(found)
             break
     whys = ("X has 3 columns and Z has 2",
             f"max_bytes={4 * 8 * m - 1} cannot hold one row of temporaries (4 * 8 * m = {4 * 8 * m} bytes "
             f"for m={m})")
     for a, why in zip(answers[3:], whys, strict=True):
-        try:
-            expect_raises(a, "ValueError", why)
-        except AssertionError as exc:
-            problems.append(str(exc))
+        problems.append(problem(expect_raises, a, "ValueError", why))
     fail("tiled_rbf_gram", problems)
 
 
@@ -316,16 +312,11 @@ def _judge_counts(answers):
             problems.append("sign(0) must count as a mistake: F starts at 0, so the first visit "
                             "(y_0 F_0 = 0) is a mistake")
         else:
-            try:
-                check_close(alpha, d["alpha"], "alpha on a Gram matrix of 6 samples",
-                            hint="visit 0..n-1 in order; on y_i F_i <= 0 add 1 to alpha_i and "
-                                 "y_i (K[:, i] + 1) to F")
-            except AssertionError as exc:
-                problems.append(str(exc))
-    try:
-        expect_raises(answers[1], "ValueError", "K has shape (3, 4), not (n, n) for n = len(y) = 3")
-    except AssertionError as exc:
-        problems.append(str(exc))
+            problems.append(problem(check_close, alpha, d["alpha"], "alpha on a Gram matrix of 6 samples",
+                                    hint="visit 0..n-1 in order; on y_i F_i <= 0 add 1 to alpha_i and "
+                                         "y_i (K[:, i] + 1) to F"))
+    problems.append(problem(expect_raises, answers[1], "ValueError",
+                            "K has shape (3, 4), not (n, n) for n = len(y) = 3"))
     fail("train_incremental", problems)
 
 
@@ -482,15 +473,15 @@ def _judge_storage(answers, aspect):
     i = next(i for i, (g, e) in enumerate(zip(dtypes, expected, strict=True)) if g != e)
     text = _storage_text(cases[i])
     if expected[i] == REFUSED:
-        problem = (f"{text} returned {got[i]!r}, but no precision is safe there: raise a ValueError when "
-                   "neither the memory nor the kernel's largest value allows any precision")
+        found = (f"{text} returned {got[i]!r}, but no precision is safe there: raise a ValueError when "
+                 "neither the memory nor the kernel's largest value allows any precision")
     elif dtypes[i] == REFUSED:
-        problem = (f"{text} raised ValueError ({answers[i].message}), but a precision is safe there: check "
-                   "the bytes each precision needs and its largest finite value")
+        found = (f"{text} raised ValueError ({answers[i].message}), but a precision is safe there: check "
+                 "the bytes each precision needs and its largest finite value")
     else:
-        problem = (f"{text} returned {dtypes[i]!r}: not the most precise storage whose n × n matrix and "
-                   "a 1 × 1 tile fit max_bytes and whose largest value is at least max_value")
-    fail("choose_storage", [problem])
+        found = (f"{text} returned {dtypes[i]!r}: not the most precise storage whose n × n matrix and "
+                 "a 1 × 1 tile fit max_bytes and whose largest value is at least max_value")
+    fail("choose_storage", [found])
 
 
 def _judge_tile(answers, got, d, cases):

@@ -14,6 +14,8 @@ never which line to change: finding the flaws is the exercise.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from kpcourse.checks._core import (
@@ -24,6 +26,7 @@ from kpcourse.checks._core import (
     fail,
     fmt,
     load_data,
+    problem,
     run,
     same,
     unpack,
@@ -96,15 +99,12 @@ PROBES = {
     # fixed_predict, "precision": digit-like points, the trainer's default kernel, classes (2, 5, 8)
     "predict_precision": (20, 12, 9, np.array([2, 5, 8]), 4, 1.0, 1.0),
 }
-_DATA = None
 _DIGITS = {}
 
 
+@functools.cache
 def _data():
-    global _DATA
-    if _DATA is None:
-        _DATA = load_data("lesson07")
-    return _DATA
+    return load_data("lesson07")
 
 
 def _points(key):
@@ -173,10 +173,8 @@ def _judge_ovr_basic(answers):
                         "class whose scorer is most confident, the largest score (argmax)")
     elif not same(arr, d["labels"]):
         problems.append(f"{_ovr_text()} gave {fmt(arr)}: {int((arr != d['labels']).sum())} label(s) are wrong")
-    try:
-        expect_raises(answers[1], "ValueError", "K_test_train has 5 columns but alpha has 4 (one per training point)")
-    except AssertionError as exc:
-        problems.append(str(exc))
+    problems.append(problem(expect_raises, answers[1], "ValueError",
+                            "K_test_train has 5 columns but alpha has 4 (one per training point)"))
     fail("ovr_predict", problems)
 
 
@@ -365,15 +363,15 @@ def _judge_precision(answers):
     n = len(alpha[0])
     where = f"on {n} digit-like points (pixels in [0, 1], degree 4, gamma 1, coef0 1)"
     if not (np.all(np.isfinite(alpha)) and np.all(np.isfinite(b))):
-        problem = f"{where} your alpha or b hold inf or NaN"
+        found = f"{where} your alpha or b hold inf or NaN"
     elif any(same(alpha, m["alpha"]) and same(b, m["b"]) for m in d["overflow"].values()) or np.all(alpha == 0):
-        problem = (f"{where} your alpha and b are those of a trainer whose scores are not numbers (inf or NaN): "
-                   f"kernel values here reach {d['kmax']:.3g}. Look at the largest value of the Gram matrix "
-                   "your trainer computes (the probe of Experiment 3)")
+        found = (f"{where} your alpha and b are those of a trainer whose scores are not numbers (inf or NaN): "
+                 f"kernel values here reach {d['kmax']:.3g}. Look at the largest value of the Gram matrix "
+                 "your trainer computes (the probe of Experiment 3)")
     else:
-        problem = (f"{where} your alpha and b are not those of the perceptron, whether it corrects the samples "
-                   "one by one or all at once: are your kernel values exact enough? (the probe of Experiment 3)")
-    fail("fixed_train", [problem])
+        found = (f"{where} your alpha and b are not those of the perceptron, whether it corrects the samples "
+                 "one by one or all at once: are your kernel values exact enough? (the probe of Experiment 3)")
+    fail("fixed_train", [found])
 
 
 _FLAW_TESTS = {"labels": "the test of Y_pm", "precision": "the test on pixel data with gamma = 1",
@@ -488,13 +486,13 @@ def _judge_predict_precision(answers):
         return
     where = f"on {m} new digit-like points (pixels in [0, 1], degree 4, gamma 1, coef0 1)"
     if same(arr, d["overflow"]) or len(np.unique(arr)) == 1:
-        problem = (f"{where} your predictions are those of scores that are not numbers (inf or NaN): kernel "
-                   f"values here reach {d['kmax']:.3g}. Look at the kernel values your predictor computes "
-                   "(the probe of Experiment 3)")
+        found = (f"{where} your predictions are those of scores that are not numbers (inf or NaN): kernel "
+                 f"values here reach {d['kmax']:.3g}. Look at the kernel values your predictor computes "
+                 "(the probe of Experiment 3)")
     else:
-        problem = (f"{where} {int((arr != d['expected']).sum())} of your {m} predictions differ from those of "
-                   "the exact scores: are your kernel values exact enough? (the probe of Experiment 3)")
-    fail("fixed_predict", [problem])
+        found = (f"{where} {int((arr != d['expected']).sum())} of your {m} predictions differ from those of "
+                 "the exact scores: are your kernel values exact enough? (the probe of Experiment 3)")
+    fail("fixed_predict", [found])
 
 
 def diagnose_fixed_predict(predict, aspect="all"):
