@@ -27,6 +27,8 @@ from matplotlib.figure import Figure
 from . import plotting
 from ._validation import check_int, check_labels, check_positive
 from .kernels import KERNEL_NAMES, KERNELS
+from .plotting._common import _check_index, _check_points, _limits
+from .plotting.traces import _check_trace, _trace_row
 
 __all__ = ["trace_stepper", "kernel_explorer", "rbf_explorer"]
 
@@ -64,7 +66,7 @@ def _box(children, name, **parts):
 
 
 def _check_binary(X, y):
-    X = plotting._check_points(X)
+    X = _check_points(X)
     y, classes = check_labels(y, X.shape[0])
     if classes.size != 2:
         raise ValueError(f"y must hold exactly 2 classes for a boundary, got {classes.tolist()}.")
@@ -78,7 +80,7 @@ def _fit_summary(model):
 
 # ------------------------------------------------------------ trace stepper
 def _trace_caption(trace, step):
-    epoch, index, mistake, b, w = plotting._trace_row(trace, step)
+    epoch, index, mistake, b, w = _trace_row(trace, step)
     what = "<b>mistake</b> → update" if mistake else "correct, no update"
     return (f"step {step} of 0..{len(trace) - 1} — epoch {epoch}, point {index}: {what}; "
             f"after it b = {b:.3g}, w = ({w[0]:.3g}, {w[1]:.3g})")
@@ -116,7 +118,7 @@ def trace_stepper(trace, X, y):
 
     Lesson 02 (the perceptron by hand).
     """
-    trace, X, y = plotting._check_trace(trace, X, y)
+    trace, X, y = _check_trace(trace, X, y)
     fig, ax = _figure()
     slider = widgets.IntSlider(value=0, min=0, max=len(trace) - 1, description="step")
     play = widgets.Play(value=0, min=0, max=len(trace) - 1, interval=700, description="play")
@@ -270,7 +272,7 @@ def rbf_explorer(X, y, *, anchor=None, sigmas=(0.05, 5.0), random_state=0, max_e
     max_epochs = check_int(max_epochs, "max_epochs")
     a = _check_anchor(anchor, X)
     lo, hi = _check_sigmas(sigmas)
-    (x0, x1), (y0, y1) = plotting._limits(X)
+    (x0, x1), (y0, y1) = _limits(X)
     gx, gy = np.meshgrid(np.linspace(x0, x1, _RESOLUTION), np.linspace(y0, y1, _RESOLUTION))
     d2 = (gx - a[0]) ** 2 + (gy - a[1]) ** 2  # precomputed: a redraw only takes exp
 
@@ -311,7 +313,7 @@ def _check_anchor(anchor, X):
     if anchor is None:
         return X[0]
     if isinstance(anchor, (int, np.integer)) and not isinstance(anchor, bool):
-        return X[plotting._check_index(anchor, X.shape[0], "anchor")]
+        return X[_check_index(anchor, X.shape[0], "anchor")]
     try:
         a = None if isinstance(anchor, (str, bool)) else np.asarray(anchor, dtype=float)
     except (TypeError, ValueError):
