@@ -153,14 +153,14 @@ def test_peak_memory_sees_numpy_allocations():
 # --------------------------------------------------------------------------- #
 
 def make_tiled(clamp=True, tiled=True, last_block=True, gamma_is_sigma=False, check=True):
-    def tiled_rbf_gram(X, Z, sigma, max_bytes):
+    def tiled_rbf_gram(X, Z, sigma, max_memory):
         X, Z = np.asarray(X, dtype=float), np.asarray(Z, dtype=float)
         n, m = len(X), len(Z)
         if check and X.shape[1] != Z.shape[1]:
             raise ValueError("X and Z need the same number of columns")
-        block = max_bytes // (4 * 8 * m)
+        block = max_memory // (4 * 8 * m)
         if check and block < 1:
-            raise ValueError("max_bytes cannot hold one row")
+            raise ValueError("max_memory cannot hold one row")
         block = max(block, 1)
         scale = sigma if gamma_is_sigma else 1.0 / (2.0 * sigma ** 2)
         if not tiled:

@@ -110,13 +110,13 @@ def peak_memory(func, *args, **kwargs):
     return result, measured["peak"]
 
 
-def memory_allowance(n, m, d, max_bytes):
+def memory_allowance(n, m, d, max_memory):
     """Bytes a tiled Gram routine may allocate besides its result K (n x m) for inputs with d columns.
 
-    The budget ``max_bytes`` for the temporaries, plus float64 copies of X and Z with
+    The budget ``max_memory`` for the temporaries, plus float64 copies of X and Z with
     room for their norms, plus 64 KiB of slack for small objects.
     """
-    return max_bytes + 8 * (n + m) * (d + 4) + 65536
+    return max_memory + 8 * (n + m) * (d + 4) + 65536
 
 
 # ------------------------------------------------------------- Exercise 1
@@ -130,8 +130,8 @@ _TILED_HINTS = {  # common mistakes (data/lesson06.json holds their K on the val
 }
 
 
-def _tiled_text(X, Z, sigma, max_bytes):
-    return f"tiled_rbf_gram(X={fmt(X)}, Z={fmt(Z)}, sigma={sigma:g}, max_bytes={max_bytes})"
+def _tiled_text(X, Z, sigma, max_memory):
+    return f"tiled_rbf_gram(X={fmt(X)}, Z={fmt(Z)}, sigma={sigma:g}, max_memory={max_memory})"
 
 
 def unpack_gram(answer):
@@ -147,7 +147,7 @@ def unpack_gram(answer):
 
 
 def tiled_tests(aspect="all"):
-    """Tests of ``tiled_rbf_gram(X, Z, sigma, max_bytes)``: ``"values"``, ``"clamp"``, ``"memory"``."""
+    """Tests of ``tiled_rbf_gram(X, Z, sigma, max_memory)``: ``"values"``, ``"clamp"``, ``"memory"``."""
     P, tests = PROBES, []
     X, Z, sigma = P["tiled_X"], P["tiled_Z"], P["tiled_sigma"]
     m = len(Z)
@@ -167,7 +167,7 @@ def tiled_tests(aspect="all"):
     return tests
 
 
-def gram_problem(K, expected, mistakes, X, Z, sigma, max_bytes):
+def gram_problem(K, expected, mistakes, X, Z, sigma, max_memory):
     """What is wrong with ``K`` (``None`` when it equals ``expected``), named from the mistakes' outputs."""
     if same(K, expected, rtol=1e-9, atol=1e-12):
         return None
@@ -176,10 +176,10 @@ def gram_problem(K, expected, mistakes, X, Z, sigma, max_bytes):
             return _TILED_HINTS[key]
     bad_rows = np.flatnonzero(~np.isclose(K, expected, rtol=1e-9, atol=1e-12).all(1))
     if len(bad_rows) and bad_rows[0] > 0 and np.array_equal(bad_rows, np.arange(bad_rows[0], len(K))):
-        return (f"rows {bad_rows[0]} to {len(K) - 1} of K are wrong (max_bytes={max_bytes}): does your "
+        return (f"rows {bad_rows[0]} to {len(K) - 1} of K are wrong (max_memory={max_memory}): does your "
                 "loop cover the last, shorter block of rows, and write each block to its own rows?")
     try:
-        check_close(K, expected, _tiled_text(X, Z, sigma, max_bytes), rtol=1e-9, atol=1e-12)
+        check_close(K, expected, _tiled_text(X, Z, sigma, max_memory), rtol=1e-9, atol=1e-12)
     except AssertionError as exc:
         return str(exc)
     return None
@@ -196,7 +196,7 @@ def _judge_values(answers):
             problems.append(found)
             break
     whys = ("X has 3 columns and Z has 2",
-            f"max_bytes={4 * 8 * m - 1} cannot hold one row of temporaries (4 * 8 * m = {4 * 8 * m} bytes "
+            f"max_memory={4 * 8 * m - 1} cannot hold one row of temporaries (4 * 8 * m = {4 * 8 * m} bytes "
             f"for m={m})")
     for a, why in zip(answers[3:], whys, strict=True):
         problems.append(problem(expect_raises, a, "ValueError", why))
@@ -223,7 +223,7 @@ def _judge_memory(answers):
     X, Z, rows = P["memory_X"], P["memory_Z"], P["memory_rows"]
     (n, dim), m = X.shape, len(Z)
     for a in answers:
-        K, max_bytes = unpack_gram(a), a.call.args[3]
+        K, max_memory = unpack_gram(a), a.call.args[3]
         if not same(K[rows], _data()["tiled"]["memory_rows"], rtol=1e-7, atol=1e-9):
             problems.append("the values of K are wrong (see the values test); the memory test needs them right")
             break
@@ -231,27 +231,27 @@ def _judge_memory(answers):
             problems.append("the memory of your function could not be measured")
             break
         extra = a.peak_bytes - K.nbytes
-        if extra > memory_allowance(n, m, dim, max_bytes):
+        if extra > memory_allowance(n, m, dim, max_memory):
             problems.append(
-                f"with max_bytes={max_bytes:,} your function allocated {extra:,} bytes besides the result K "
+                f"with max_memory={max_memory:,} your function allocated {extra:,} bytes besides the result K "
                 f"({K.nbytes:,} bytes) for X of shape {X.shape} and Z of shape {Z.shape}: over the budget. "
-                "Compute K block by block (block_rows = max_bytes // (4 * 8 * m) rows of X at a time) and "
+                "Compute K block by block (block_rows = max_memory // (4 * 8 * m) rows of X at a time) and "
                 "write each block into a K you allocated once")
             break
     fail("tiled_rbf_gram", problems)
 
 
 def diagnose_tiled_gram(tiled, aspect="all"):
-    """Probe ``tiled_rbf_gram(X, Z, sigma, max_bytes) -> K`` and name the mistake.
+    """Probe ``tiled_rbf_gram(X, Z, sigma, max_memory) -> K`` and name the mistake.
 
     K[i, j] = exp(-‖X[i] − Z[j]‖² / (2σ²)) computed a block of rows at a time, with
-    ``block_rows = max_bytes // (4 * 8 * m)`` (room for four float64 temporaries of
+    ``block_rows = max_memory // (4 * 8 * m)`` (room for four float64 temporaries of
     shape (block_rows, m)). Aspects: ``"values"`` (shape and values for budgets from one
     row to all rows, a wrong exponent or a lost last block named; a ``ValueError`` when
-    X and Z have different numbers of columns or max_bytes cannot hold one row),
+    X and Z have different numbers of columns or max_memory cannot hold one row),
     ``"clamp"`` (nearly identical points far from the origin: no value above 1, the
     squared distances clamped at 0) and ``"memory"`` (the memory allocated besides the
-    result K and copies of X and Z, measured with tracemalloc, stays under max_bytes).
+    result K and copies of X and Z, measured with tracemalloc, stays under max_memory).
 
     Raises
     ------

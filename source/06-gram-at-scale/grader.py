@@ -169,7 +169,7 @@ def _tiled_new_data():
             (n, d), m = a.call.args[0].shape, len(a.call.args[1])
             check_close(visible.unpack_gram(a), e, f"tiled_rbf_gram on new data of shapes ({n}, {d}) and ({m}, {d})",
                         rtol=1e-9, atol=1e-12)
-        expect_raises(answers[-1], "ValueError", "max_bytes=100 is less than 4 * 8 * m = 160")
+        expect_raises(answers[-1], "ValueError", "max_memory=100 is less than 4 * 8 * m = 160")
     return Test(calls, judge)
 
 
@@ -200,7 +200,7 @@ def _tiled_memory_new_data():
             # peak_bytes: tracemalloc's peak in the student's process, the one figure it reports itself
             extra = (a.peak_bytes if a.peak_bytes is not None else np.inf) - K.nbytes
             if extra > visible.memory_allowance(len(A), len(C), A.shape[1], budget):
-                fail("tiled_rbf_gram", [f"with max_bytes={budget:,} on new data your function allocated "
+                fail("tiled_rbf_gram", [f"with max_memory={budget:,} on new data your function allocated "
                                         f"{extra:,} bytes besides K: over the budget"])
     return Test(calls, judge, time_limit=20.0)
 

@@ -17,14 +17,14 @@ The messages checked for ``importlib``/``getattr``/``exec`` are the cell's verdi
 (``<exercise>: no credit``): the policy names the reference or the escape it found.
 """
 
-_GRAM_HEAD = '''def tiled_rbf_gram(X, Z, sigma, max_bytes):
+_GRAM_HEAD = '''def tiled_rbf_gram(X, Z, sigma, max_memory):
     X, Z = np.asarray(X, dtype=float), np.asarray(Z, dtype=float)
     if X.shape[1] != Z.shape[1]:
         raise ValueError("X and Z need the same number of columns")
     n, m = len(X), len(Z)
-    block_rows = max_bytes // (4 * 8 * m)
+    block_rows = max_memory // (4 * 8 * m)
     if block_rows < 1:
-        raise ValueError("max_bytes is too small for one row")
+        raise ValueError("max_memory is too small for one row")
 '''
 
 _TRAIN_HEAD = '''def train_incremental(K, y, max_epochs=10):
@@ -150,10 +150,10 @@ CASES = {
         "replace": {"ex1-tiled": '''from kpcourse.gram import gram_matrix
 
 
-def tiled_rbf_gram(X, Z, sigma, max_bytes):
-    if np.shape(X)[1] != np.shape(Z)[1] or max_bytes < 4 * 8 * len(Z):
+def tiled_rbf_gram(X, Z, sigma, max_memory):
+    if np.shape(X)[1] != np.shape(Z)[1] or max_memory < 4 * 8 * len(Z):
         raise ValueError("bad input")
-    return gram_matrix(X, Z, kernel="rbf", sigma=sigma, max_memory=max_bytes, device="cpu")
+    return gram_matrix(X, Z, kernel="rbf", sigma=sigma, max_memory=max_memory, device="cpu")
 '''},
         "expect": _EX1,
         "message": _no_credit("the tiled Gram matrix", "kpcourse.gram.gram_matrix"),
@@ -162,11 +162,11 @@ def tiled_rbf_gram(X, Z, sigma, max_bytes):
         "replace": {"ex1-tiled": '''import importlib
 
 
-def tiled_rbf_gram(X, Z, sigma, max_bytes):
-    if np.shape(X)[1] != np.shape(Z)[1] or max_bytes < 4 * 8 * len(Z):
+def tiled_rbf_gram(X, Z, sigma, max_memory):
+    if np.shape(X)[1] != np.shape(Z)[1] or max_memory < 4 * 8 * len(Z):
         raise ValueError("bad input")
     gram = importlib.import_module("kpcourse.gram")
-    return gram.gram_matrix(X, Z, kernel="rbf", sigma=sigma, max_memory=max_bytes, device="cpu")
+    return gram.gram_matrix(X, Z, kernel="rbf", sigma=sigma, max_memory=max_memory, device="cpu")
 '''},
         "expect": _EX1,
         "message": _verdict("ex1-tiled"),
@@ -175,24 +175,24 @@ def tiled_rbf_gram(X, Z, sigma, max_bytes):
         "replace": {"ex1-tiled": '''import kpcourse as kp
 
 
-def tiled_rbf_gram(X, Z, sigma, max_bytes):
-    if np.shape(X)[1] != np.shape(Z)[1] or max_bytes < 4 * 8 * len(Z):
+def tiled_rbf_gram(X, Z, sigma, max_memory):
+    if np.shape(X)[1] != np.shape(Z)[1] or max_memory < 4 * 8 * len(Z):
         raise ValueError("bad input")
     module = getattr(kp, "gr" + "am")
-    return getattr(module, "gram_matrix")(X, Z, kernel="rbf", sigma=sigma, max_memory=max_bytes, device="cpu")
+    return getattr(module, "gram_matrix")(X, Z, kernel="rbf", sigma=sigma, max_memory=max_memory, device="cpu")
 '''},
         "expect": _EX1,
         "message": _verdict("ex1-tiled"),
     },
     "ref-gram-exec-file": {
-        "replace": {"ex1-tiled": '''def tiled_rbf_gram(X, Z, sigma, max_bytes):
-    if np.shape(X)[1] != np.shape(Z)[1] or max_bytes < 4 * 8 * len(Z):
+        "replace": {"ex1-tiled": '''def tiled_rbf_gram(X, Z, sigma, max_memory):
+    if np.shape(X)[1] != np.shape(Z)[1] or max_memory < 4 * 8 * len(Z):
         raise ValueError("bad input")
     import kpcourse
     path = kpcourse.__path__[0] + "/gram.py"
     namespace = {"__name__": "kpcourse.gram", "__package__": "kpcourse"}
     exec(open(path).read(), namespace)
-    return namespace["gram_matrix"](X, Z, kernel="rbf", sigma=sigma, max_memory=max_bytes, device="cpu")
+    return namespace["gram_matrix"](X, Z, kernel="rbf", sigma=sigma, max_memory=max_memory, device="cpu")
 '''},
         "expect": _ALL,
         "message": _verdict("ex1-tiled"),
@@ -201,10 +201,10 @@ def tiled_rbf_gram(X, Z, sigma, max_bytes):
         "replace": {"ex1-tiled": '''from kpcourse.kernels import rbf
 
 
-def tiled_rbf_gram(X, Z, sigma, max_bytes):
-    if np.shape(X)[1] != np.shape(Z)[1] or max_bytes < 4 * 8 * len(Z):
+def tiled_rbf_gram(X, Z, sigma, max_memory):
+    if np.shape(X)[1] != np.shape(Z)[1] or max_memory < 4 * 8 * len(Z):
         raise ValueError("bad input")
-    rows = max_bytes // (4 * 8 * len(Z))
+    rows = max_memory // (4 * 8 * len(Z))
     K = np.empty((len(X), len(Z)))
     for a in range(0, len(X), rows):
         K[a:a + rows] = rbf(X[a:a + rows], Z, sigma=sigma)
@@ -217,10 +217,10 @@ def tiled_rbf_gram(X, Z, sigma, max_bytes):
         "replace": {"ex1-tiled": '''from sklearn.metrics.pairwise import rbf_kernel
 
 
-def tiled_rbf_gram(X, Z, sigma, max_bytes):
-    if np.shape(X)[1] != np.shape(Z)[1] or max_bytes < 4 * 8 * len(Z):
+def tiled_rbf_gram(X, Z, sigma, max_memory):
+    if np.shape(X)[1] != np.shape(Z)[1] or max_memory < 4 * 8 * len(Z):
         raise ValueError("bad input")
-    rows = max_bytes // (4 * 8 * len(Z))
+    rows = max_memory // (4 * 8 * len(Z))
     K = np.empty((len(X), len(Z)))
     for a in range(0, len(X), rows):
         K[a:a + rows] = rbf_kernel(X[a:a + rows], Z, gamma=1 / (2 * sigma ** 2))
@@ -234,8 +234,8 @@ def tiled_rbf_gram(X, Z, sigma, max_bytes):
         "replace": {"ex1-tiled": '''import torch
 
 
-def tiled_rbf_gram(X, Z, sigma, max_bytes):
-    if np.shape(X)[1] != np.shape(Z)[1] or max_bytes < 4 * 8 * len(Z):
+def tiled_rbf_gram(X, Z, sigma, max_memory):
+    if np.shape(X)[1] != np.shape(Z)[1] or max_memory < 4 * 8 * len(Z):
         raise ValueError("bad input")
     d2 = torch.cdist(torch.as_tensor(X, dtype=torch.float64), torch.as_tensor(Z, dtype=torch.float64)) ** 2
     return torch.exp(-d2 / (2 * sigma ** 2)).numpy()
