@@ -2,7 +2,7 @@
 #   make lab    start JupyterLab on the course
 #   make test   run every test (unit, notebooks, grading pipeline)
 #   make lint   ruff
-# Instructors: make release | make autograde | make validate [NB=path.ipynb]
+# Instructors: make release | make autograde [STUDENT=id] | make report [ASSIGNMENT=NN-slug] | make validate [NB=path.ipynb]
 SHELL := /bin/bash
 PYTHON ?= python3
 VENV := .venv
@@ -16,12 +16,14 @@ ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 PYTEST_FLAGS ?=
 
 JOBS ?=
+STUDENT ?=
+ASSIGNMENT ?=
 NB ?=
 NBVAL_FLAGS := --nbval --nbval-sanitize-with tests/nbval_sanitize.cfg --nbval-cell-timeout=300
 
 DEVICE ?=
 
-.PHONY: setup sandbox lab test test-unit test-notebooks test-browser lint release autograde checks-data validate bench bench-mnist-full \
+.PHONY: setup sandbox lab test test-unit test-notebooks test-browser lint release autograde report checks-data validate bench bench-mnist-full \
 	clean help
 
 help:
@@ -68,8 +70,13 @@ test-browser: $(STAMP)
 release: $(STAMP)
 	$(BIN)/python -m kpcourse.grading release
 
+# STUDENT=id re-grades that student only; a progress line (done/total, rate, ETA) goes to stderr.
 autograde: $(STAMP)
-	$(BIN)/python -m kpcourse.grading autograde $(if $(JOBS),--jobs $(JOBS))
+	$(BIN)/python -m kpcourse.grading autograde $(if $(JOBS),--jobs $(JOBS)) $(if $(STUDENT),--student $(STUDENT))
+
+# After autograde: reports/<assignment>.html (+ PNGs) per graded assignment, or only ASSIGNMENT.
+report: $(STAMP)
+	$(BIN)/python -m kpcourse.grading report $(ASSIGNMENT)
 
 # After editing a grader file: rewrite the visible checks' data (kpcourse/checks/data/).
 checks-data: $(STAMP)

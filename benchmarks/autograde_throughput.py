@@ -1,6 +1,6 @@
-"""Autograde throughput, before and after a change, in one run.
+"""Autograde throughput: before and after a change, or at class size.
 
-``python -m benchmarks.autograde_throughput --copies 20 --jobs 2 --before 76e0cac``
+Before / after: ``python -m benchmarks.autograde_throughput --copies 20 --jobs 2 --before 76e0cac``
 
 Builds two temporary courses holding ``--copies`` submissions of assignment 02's solution:
 one graded by the ``kpcourse`` of the ``--before`` commit (checked out with ``git worktree``
@@ -8,13 +8,25 @@ and put first on ``PYTHONPATH``), one by this checkout. Each is graded with
 ``python -m kpcourse.grading autograde --jobs N --no-feedback`` (what ``make autograde`` runs,
 feedback and export left out); the wall time and the time per submission per worker are
 printed side by side, with the machine's load.
+
+Class size: ``python -m benchmarks.autograde_throughput --mixed 200 --jobs 1 2``
+
+Builds one course holding N mixed submissions of assignment 02, made as
+``tests/test_pipeline.py`` makes its golden ones (:data:`MIX`: solutions, the common
+mistakes of ``tests/golden``, untouched / edited / deleted test cells, endless loops and the
+adversarial cases), and grades a fresh copy of it with each ``--jobs`` value, running what
+``make autograde`` runs (feedback and ``grades.csv`` included) with the course's cell time
+limit (``--cell-timeout`` to change it). Prints a table (jobs, submissions, wall, per minute)
+and the projection for a whole term (``--term 600 8 16``: students, assignments, cores).
 """
 
 from __future__ import annotations
 
 import argparse
 import copy
+import importlib.util
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -26,6 +38,11 @@ import nbformat
 
 ROOT = Path(__file__).resolve().parents[1]
 ASSIGNMENT = "02-perceptron-by-hand"
+#: Weights of the kinds of submission in the class-size mix (out of 40): most students hand in a
+#: solution or a common mistake; a few hand in nothing, break the test cells, loop, or attack.
+MIX = {"solution": 17, "mistake": 10, "adversarial": 7, "structural": 4, "loop": 2}
+_STRUCTURAL = ("release", "first-cell-raises", "edited-tests", "deleted-tests")
+_LOOPS = ("loop", "swallow")
 
 
 def _solution_notebook(root):
@@ -77,12 +94,140 @@ def _grade(course, jobs, pythonpath=None):
     return wall, graded, proc.returncode
 
 
+# ------------------------------------------------------------------ class size
+def schedule(n, weights=None):
+    """The kinds of ``n`` submissions: one of each kind first, then smooth weighted round robin.
+
+    >>> schedule(7)
+    ['solution', 'mistake', 'adversarial', 'structural', 'loop', 'solution', 'mistake']
+    """
+    weights = weights or MIX
+    kinds = list(weights)[:n]
+    current, total = dict.fromkeys(weights, 0), sum(weights.values())
+    while len(kinds) < n:
+        for k in current:
+            current[k] += weights[k]
+        best = max(current, key=current.get)
+        current[best] -= total
+        kinds.append(best)
+    return kinds
+
+
+def _pipeline():
+    spec = importlib.util.spec_from_file_location("_pipeline_cases", ROOT / "tests" / "test_pipeline.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _mixed_course(work, n):
+    """A course with ``n`` submissions of assignment 02 whose kinds follow :func:`schedule`."""
+    pipe = _pipeline()
+    course = work / "course"
+    for sub in ("source", "release"):
+        shutil.copytree(ROOT / sub / ASSIGNMENT, course / sub / ASSIGNMENT)
+    shutil.copy2(ROOT / "nbgrader_config.py", course / "nbgrader_config.py")
+    a = pipe.Assignment(ASSIGNMENT, course)
+    generic = pipe.generic_cases(a)
+    cases = {"solution": [("solution", generic["solution"][0])],
+             "mistake": [(c, a.submission(replace=spec["replace"]))
+                         for c, spec in pipe.golden_cases(ASSIGNMENT).items()],
+             "structural": [(c, generic[c][0]) for c in _STRUCTURAL],
+             "loop": [(c, generic[c][0]) for c in _LOOPS],
+             "adversarial": [(c, nb) for c, (nb, *_) in pipe.adversarial_cases(a, [str(ROOT), str(course)]).items()]}
+    seen, made = dict.fromkeys(cases, 0), []
+    for i, kind in enumerate(schedule(n)):
+        case, nb = cases[kind][seen[kind] % len(cases[kind])]
+        seen[kind] += 1
+        folder = course / "submitted" / f"s{i:03d}-{case}" / ASSIGNMENT
+        folder.mkdir(parents=True)
+        nbformat.write(nb, folder / f"{ASSIGNMENT}.ipynb")
+        made.append(kind)
+    return course, {k: made.count(k) for k in MIX}
+
+
+def _grade_class(course, jobs, cell_timeout=None, feedback=True):
+    """Run ``autograde`` as ``make autograde`` does; ``(wall, grading-only wall, graded, failed, rc)``."""
+    env = dict(os.environ, PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}")
+    env.pop("PYTHONPATH", None)
+    if cell_timeout:
+        env["KPCOURSE_CELL_TIMEOUT"] = str(cell_timeout)
+    cmd = [sys.executable, "-m", "kpcourse.grading", "--root", str(course), "autograde", "--jobs", str(jobs)]
+    start = time.monotonic()
+    proc = subprocess.run(cmd + ([] if feedback else ["--no-feedback"]), env=env, capture_output=True, text=True)
+    wall = time.monotonic() - start
+    lines = proc.stdout.splitlines()
+    m = re.search(r"autograded \d+ submission\(s\) with \d+ job\(s\) in ([\d.]+) s", proc.stdout)
+    if proc.returncode != 0:
+        print(proc.stdout[-3000:], proc.stderr[-3000:], file=sys.stderr)
+    return (wall, float(m.group(1)) if m else float("nan"), sum(ln.startswith("graded ") for ln in lines),
+            sum(ln.startswith("FAILED ") for ln in lines), proc.returncode)
+
+
+def projection(rate1, rate2, students=600, assignments=8, cores=16):
+    """Hours to grade a term, from the rates (submissions per minute) with 1 and 2 jobs.
+
+    ``T = students * assignments / (cores * e * rate1) / 60`` with the parallel efficiency
+    ``e = rate2 / (2 * rate1)`` measured at 2 jobs and assumed to hold up to ``cores`` jobs.
+    """
+    efficiency = rate2 / (2 * rate1)
+    return students * assignments / (cores * efficiency * rate1) / 60, efficiency
+
+
+def class_size(args):
+    """The class-size mode (see the module docstring)."""
+    from benchmarks import common
+
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="kpcourse-class-") as tmp:
+        tmp = Path(tmp)
+        course, mix = _mixed_course(tmp / "template", args.mixed)
+        env = dict(os.environ, PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}")
+        subprocess.run([sys.executable, "-m", "kpcourse.grading", "--root", str(course), "release", ASSIGNMENT],
+                       env=env, check=True, capture_output=True)
+        for jobs in args.jobs:
+            run = tmp / f"jobs{jobs}"
+            shutil.copytree(course, run)
+            load = os.getloadavg()[0]
+            wall, grading, graded, failed, rc = _grade_class(run, jobs, args.cell_timeout, not args.no_feedback)
+            rows.append((jobs, wall, grading, graded, failed, rc, load, os.getloadavg()[0]))
+            shutil.rmtree(run, ignore_errors=True)
+    limit = args.cell_timeout or os.environ.get("KPCOURSE_CELL_TIMEOUT")
+    limit = f"{limit} s" if limit else "the course's (nbgrader_config.py)"
+    print(f"{args.mixed} mixed submissions of {ASSIGNMENT} ({', '.join(f'{k} {v}' for k, v in mix.items())}); "
+          f"cell time limit {limit}; {'grading only' if args.no_feedback else 'feedback and grades.csv included'}")
+    print(f"{common.machine()}\ncommit {common.git_rev()}\n")
+    print("| jobs | submissions | wall | per minute | grading alone | graded / failed | load before / after |")
+    print("|---|---|---|---|---|---|---|")
+    for jobs, wall, grading, graded, failed, rc, load, after in rows:
+        print(f"| {jobs} | {args.mixed} | {wall:.0f} s ({wall / 60:.1f} min) | {60 * args.mixed / wall:.1f} "
+              f"| {grading:.0f} s | {graded} / {failed}{'' if rc == 0 else f' (exit {rc})'} "
+              f"| {load:.1f} / {after:.1f} |")
+    rates = {jobs: 60 * args.mixed / wall for jobs, wall, *_ in rows}
+    if 1 in rates and 2 in rates:
+        students, assignments, cores = args.term
+        hours, eff = projection(rates[1], rates[2], students, assignments, cores)
+        print(f"\nprojection: {students} students x {assignments} assignments on {cores} cores = "
+              f"{students * assignments} / ({cores} x {eff:.2f} x {rates[1]:.2f}/min) = {hours:.1f} h "
+              f"(parallel efficiency at 2 jobs e = {eff:.2f}, assumed up to {cores} jobs)")
+    return 0 if all(r[5] == 0 for r in rows) else 1
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--copies", type=int, default=20)
-    parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--copies", type=int, default=20, help="before/after mode: copies of the solution")
+    parser.add_argument("--jobs", type=int, nargs="+", default=[2],
+                        help="parallel submissions; class-size mode: one run per value (e.g. --jobs 1 2)")
     parser.add_argument("--before", default="76e0cac", help="git commit of the design to compare with")
+    parser.add_argument("--mixed", type=int, metavar="N", help="class-size mode: N mixed submissions")
+    parser.add_argument("--cell-timeout", type=int, help="class-size mode: per-cell limit (s), default the course's")
+    parser.add_argument("--no-feedback", action="store_true", help="class-size mode: leave feedback and export out")
+    parser.add_argument("--term", type=int, nargs=3, default=[600, 8, 16], metavar=("STUDENTS", "ASSIGNMENTS", "CORES"),
+                        help="class-size mode: the term to project (default: 600 8 16)")
     args = parser.parse_args(argv)
+    if args.mixed:
+        return class_size(args)
+    args.jobs = args.jobs[0]
     rows = []
     with tempfile.TemporaryDirectory(prefix="kpcourse-throughput-") as tmp:
         tmp = Path(tmp)

@@ -1,11 +1,12 @@
-"""Instructor tooling on top of nbgrader: release, autograde in a sandbox, feedback, validate.
+"""Instructor tooling on top of nbgrader: release, autograde in a sandbox, feedback, report, validate.
 
-Used by ``make release``, ``make autograde`` and ``make validate`` and by
+Used by ``make release``, ``make autograde``, ``make report`` and ``make validate`` and by
 ``nbgrader_config.py``; importing :mod:`kpcourse` does not import this package, and
 this package loads nbgrader only for the parts that need it.
 
 - :mod:`.commands`: ``release``, ``autograde`` (one nbgrader process per submission, in
-  parallel), ``validate``, the command line ``python -m kpcourse.grading``;
+  parallel, with a progress line), ``validate``, the command line ``python -m kpcourse.grading``;
+- :mod:`.report`: the class report (score distributions, frequent hints, flags);
 - :mod:`.trusted`: :class:`TrustedExecute`, the autograde step that runs a submission
   in the sandbox and decides its points in the grader's own process;
 - :mod:`.sandbox`: the bubblewrap boundary; :mod:`.inside`: what runs inside it;
@@ -20,7 +21,7 @@ import importlib
 
 _WHERE = {
     "release": "commands", "autograde": "commands", "validate": "commands", "main": "commands",
-    "assignments": "commands", "ANSI": "plugins", "_ANSI": "plugins",
+    "assignments": "commands", "write_report": "report", "ANSI": "plugins", "_ANSI": "plugins",
     "RestartingExecute": "plugins", "ScrubHiddenTests": "plugins", "TrustedExecute": "trusted",
     "load_grader": "trusted", "Cell": "spec", "DEFAULT_FORBIDDEN": "spec",
 }

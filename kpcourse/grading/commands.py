@@ -5,7 +5,10 @@
   directory, ``jobs`` at a time; each runs :class:`kpcourse.grading.trusted.TrustedExecute`
   (the submission's code in a sandbox, points decided in the grader); only the parent
   writes the course gradebook, one submission after another; ``grades.csv`` gets an
-  ``isolated`` column and a run that was not isolated is reported loudly;
+  ``isolated`` column and a run that was not isolated is reported loudly; a
+  :class:`Progress` line on stderr counts the submissions done, the rate and the ETA;
+  ``students`` re-grades only those students;
+- :func:`kpcourse.grading.report.write_report`: the class report (``report``);
 - :func:`validate`: exits non-zero when a notebook fails its visible tests.
 
 Run ``python -m kpcourse.grading --help``.
@@ -22,13 +25,13 @@ import subprocess
 import sys
 import tempfile
 import time
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 
 from kpcourse.grading.plugins import ANSI as _ANSI
 from kpcourse.grading.trusted import SUMMARY
 
-__all__ = ["release", "autograde", "validate", "main", "assignments"]
+__all__ = ["release", "autograde", "validate", "main", "assignments", "Progress", "format_progress"]
 
 
 # ------------------------------------------------------------------ commands
@@ -67,12 +70,79 @@ def _normalise(path):
     Path(path).write_text(json.dumps(nb, indent=1, sort_keys=True, ensure_ascii=False) + "\n")
 
 
-def _submissions(root):
+def _submissions(root, students=None):
+    """``(student, assignment)`` pairs under ``submitted/``; only ``students`` when given."""
     sub = Path(root) / "submitted"
     if not sub.is_dir():
         return []
-    return sorted((s.name, a.name) for s in sub.iterdir() if s.is_dir()
+    return sorted((s.name, a.name) for s in sub.iterdir() if s.is_dir() and (not students or s.name in students)
                   for a in s.iterdir() if a.is_dir() and any(a.glob("*.ipynb")))
+
+
+# ------------------------------------------------------------------ progress
+def _clock(seconds):
+    """``M:SS`` or ``H:MM:SS``."""
+    seconds = int(round(seconds))
+    h, rest = divmod(seconds, 3600)
+    return f"{h}:{rest // 60:02d}:{rest % 60:02d}" if h else f"{rest // 60}:{rest % 60:02d}"
+
+
+def format_progress(done, total, elapsed, width=24):
+    """One progress line: ``[#####-------]  12/200   6%  3.4/min  ETA 55:17``.
+
+    Parameters
+    ----------
+    done, total : int
+        Submissions graded so far, and in all.
+    elapsed : float
+        Seconds since grading started.
+    width : int, default=24
+        Characters of the bar; 0 leaves the bar out.
+
+    Returns
+    -------
+    str
+        The rate is ``done / elapsed`` in submissions per minute; the ETA is the
+        submissions left at that rate (``?`` before the first one is done).
+    """
+    share = done / total if total else 1.0
+    bar = f"[{'#' * int(width * share):-<{width}}] " if width else ""
+    rate = 60 * done / elapsed if done and elapsed > 0 else 0.0
+    eta = _clock((total - done) * 60 / rate) if rate else "?"
+    return (f"{bar}{done:>{len(str(total))}}/{total} {100 * share:3.0f}%  "
+            f"{rate:.1f}/min  ETA {eta}")
+
+
+class Progress:
+    """Submissions done / total, rate and ETA, written to ``stream`` (default stderr).
+
+    On a terminal the line is redrawn in place; anywhere else (a log file, CI) one
+    line is written per submission. :meth:`clear` removes the terminal line so that
+    another message can be printed above it.
+    """
+
+    def __init__(self, total, stream=None, clock=time.monotonic, tty=None):
+        self.total, self.done, self.clock = total, 0, clock
+        self.stream = stream if stream is not None else sys.stderr
+        self.tty = self.stream.isatty() if tty is None else tty
+        self.start = clock()
+
+    def step(self, label=""):
+        """One more submission done; show the new state."""
+        self.done += 1
+        sys.stdout.flush()  # the messages printed before this line come first in a shared log
+        line = format_progress(self.done, self.total, self.clock() - self.start, width=24 if self.tty else 0)
+        if self.tty:
+            self.stream.write(f"\r\x1b[K{line}" + ("\n" if self.done == self.total else ""))
+        else:
+            self.stream.write(f"progress {line}  ({label})\n" if label else f"progress {line}\n")
+        self.stream.flush()
+
+    def clear(self):
+        """Erase the terminal line (nothing to do elsewhere)."""
+        if self.tty and self.done < self.total:
+            self.stream.write("\r\x1b[K")
+            self.stream.flush()
 
 
 def _grade_one(root, student, assignment, workdir, env):
@@ -137,21 +207,29 @@ def _ensure_in_gradebook(root, names):
         release(root, missing)
 
 
-def autograde(root, jobs=None, *, feedback=True, export="grades.csv", log=print):
+def autograde(root, jobs=None, *, students=None, feedback=True, export="grades.csv", log=print,
+              progress=True):
     """Autograde everything in ``submitted/``, then generate feedback and export grades.
 
-    Returns the list of per-submission results (dicts with ``student``,
-    ``assignment``, ``ok``, ``seconds``).
+    ``students`` (ids): grade only their submissions, leaving every other grade as it
+    is. ``progress``: show a :class:`Progress` line on stderr. Returns the list of
+    per-submission results (dicts with ``student``, ``assignment``, ``ok``,
+    ``seconds``, ``isolated``), in ``(student, assignment)`` order.
     """
     root = Path(root).resolve()
-    subs = _submissions(root)
+    subs = _submissions(root, students)
     if not subs:
-        raise SystemExit(f"nothing to grade: {root / 'submitted'} holds no <student>/<assignment>/*.ipynb")
+        who = f" of {', '.join(students)}" if students else ""
+        raise SystemExit(f"nothing to grade: {root / 'submitted'} holds no <student>/<assignment>/*.ipynb{who}")
+    missing = sorted(set(students or ()) - {s for s, _ in subs})
+    if missing:
+        raise SystemExit(f"no submission of {', '.join(missing)} in {root / 'submitted'}")
     jobs = jobs or os.cpu_count() or 1
     _ensure_in_gradebook(root, sorted({a for _, a in subs}))
     env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
     results = []
     start = time.monotonic()
+    bar = Progress(len(subs)) if progress else None
     with tempfile.TemporaryDirectory(prefix="kpcourse-grade-") as tmp:
         dirs = []
         for i, _ in enumerate(subs):
@@ -160,7 +238,7 @@ def autograde(root, jobs=None, *, feedback=True, export="grades.csv", log=print)
         with ThreadPoolExecutor(max_workers=jobs) as pool:
             futures = [pool.submit(_grade_one, root, s, a, d, env)
                        for (s, a), d in zip(subs, dirs, strict=True)]
-            for fut in futures:  # in order: the parent alone writes the course gradebook
+            for fut in as_completed(futures):  # the parent alone writes the course gradebook
                 r = fut.result()
                 if r["ok"]:
                     _merge(r["dir"] / "gradebook.db", root / "gradebook.db", r["assignment"], r["student"])
@@ -168,17 +246,28 @@ def autograde(root, jobs=None, *, feedback=True, export="grades.csv", log=print)
                     if dest.exists():
                         shutil.rmtree(dest)
                     shutil.copytree(r["dir"] / "autograded" / r["student"] / r["assignment"], dest)
+                    _record_wall(dest / SUMMARY, r["seconds"])
+                shutil.rmtree(r["dir"], ignore_errors=True)
+                if bar:
+                    bar.clear()
                 log(f"{'graded' if r['ok'] else 'FAILED'} {r['student']}/{r['assignment']} "
                     f"in {r['seconds']:.1f} s" + ("" if r["isolated"] else "  ** NOT ISOLATED **"))
                 if not r["ok"]:
                     log(r["log"])
+                if bar:
+                    bar.step(f"{r['student']}/{r['assignment']}")
                 results.append({k: r[k] for k in ("student", "assignment", "ok", "seconds", "isolated")})
+    results.sort(key=lambda r: (r["student"], r["assignment"]))
     wall = time.monotonic() - start
-    log(f"autograded {len(subs)} submission(s) with {jobs} job(s) in {wall:.1f} s "
-        f"({60 * len(subs) / wall:.1f} per minute)")
+    log(f"autograded {len(subs)} submission(s) with {jobs} job(s) in {wall:.1f} s ({_clock(wall)}), "
+        f"{60 * len(subs) / wall:.1f} submissions per minute")
     if feedback:
         for a in sorted({a for _, a in subs}):
-            _nbgrader(["generate_feedback", a, "--force"], root)
+            if students:  # only theirs: every other feedback file stays as it is
+                for s in sorted({s for s, b in subs if b == a}):
+                    _nbgrader(["generate_feedback", a, "--student", s, "--force"], root)
+            else:
+                _nbgrader(["generate_feedback", a, "--force"], root)
     exposed = [r for r in results if r["ok"] and not r["isolated"]]
     if exposed:
         log("*" * 78 + f"\nWARNING: {len(exposed)} submission(s) were graded WITHOUT isolation: their code "
@@ -189,6 +278,14 @@ def autograde(root, jobs=None, *, feedback=True, export="grades.csv", log=print)
         _mark_isolation(root / export, root)
         log(f"grades written to {root / export}")
     return results
+
+
+def _record_wall(summary_path, seconds):
+    """Add the whole nbgrader process's time (``wall_seconds``) to a grading summary."""
+    if summary_path.is_file():
+        summary = json.loads(summary_path.read_text())
+        summary["wall_seconds"] = round(seconds, 2)
+        summary_path.write_text(json.dumps(summary, indent=1))
 
 
 def _mark_isolation(csv_path, root):
@@ -258,7 +355,7 @@ def validate(paths, root=None):
 
 
 def main(argv=None):
-    """Command line: ``python -m kpcourse.grading {release,autograde,validate}``."""
+    """Command line: ``python -m kpcourse.grading {release,autograde,report,checks-data,validate}``."""
     parser = argparse.ArgumentParser(prog="python -m kpcourse.grading", description=__doc__.split("\n")[0])
     parser.add_argument("--root", default=".", help="course root (default: current directory)")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -267,6 +364,12 @@ def main(argv=None):
     ag = sub.add_parser("autograde", help="autograde submitted/, generate feedback, export grades")
     ag.add_argument("--jobs", type=int, default=None, help="parallel submissions (default: CPU cores)")
     ag.add_argument("--no-feedback", action="store_true")
+    ag.add_argument("--student", action="append", metavar="ID",
+                    help="re-grade only this student's submissions (repeat for several)")
+    ag.add_argument("--no-progress", action="store_true", help="no progress line on stderr")
+    rp = sub.add_parser("report", help="class report: reports/<assignment>.html and its figures")
+    rp.add_argument("assignments", nargs="*", help="default: every assignment with submissions in the gradebook")
+    rp.add_argument("--out", default="reports", help="folder of the reports, relative to the root (default: reports)")
     cd = sub.add_parser("checks-data", help="write the visible checks' data from the grader files")
     cd.add_argument("assignments", nargs="*", help="default: every assignment in source/")
     va = sub.add_parser("validate", help="exit non-zero when a notebook fails its tests")
@@ -282,8 +385,19 @@ def main(argv=None):
             print(f"wrote {f}")
         return 0
     if args.command == "autograde":
-        results = autograde(root, args.jobs, feedback=not args.no_feedback)
+        results = autograde(root, args.jobs, students=args.student, feedback=not args.no_feedback,
+                            progress=not args.no_progress)
         return 0 if all(r["ok"] for r in results) else 1
+    if args.command == "report":
+        from kpcourse.grading.report import graded_assignments, write_report
+
+        names = args.assignments or graded_assignments(root)
+        if not names:
+            print(f"nothing to report: {root / 'gradebook.db'} holds no submission (run `make autograde` first)")
+            return 1
+        for a in names:
+            print(f"wrote {write_report(root, a, root / args.out)}")
+        return 0
     paths = args.notebooks or sorted(str(p) for p in (root / "source").glob("*/*.ipynb"))
     failures = validate(paths, root)
     for p in paths:

@@ -17,8 +17,9 @@
 
 Nothing the student's process prints, patches or writes can pass a test: their
 outputs in test cells are discarded, and their answers are data, never unpickled.
-A summary (isolation, verdicts, time) is written next to the autograded notebook as
-``kpcourse-grading.json``.
+A summary (isolation, verdicts, time, cells that timed out, kernel restarts, locked
+cells put back) is written next to the autograded notebook as ``kpcourse-grading.json``;
+``make report`` reads it (:mod:`.report`).
 """
 
 from __future__ import annotations
@@ -132,7 +133,10 @@ class TrustedExecute(NbGraderPreprocessor):
                        "isolated": result["isolated"], "why_not_isolated": result["why"],
                        "killed": result["killed"], "seconds": round(time.monotonic() - started, 2),
                        "verdicts": verdicts, "timed_out_cells": result["timed_out"],
-                       "kernel_restarted": result["restarted"]}
+                       "timed_out_ids": [_nbg(nb.cells[i]).get("grade_id") or f"cell {i}" for i in result["timed_out"]],
+                       "kernel_restarted": result["restarted"],
+                       "locked_restored": _restored(root / "submitted" / str(info.get("student")) / assignment /
+                                                    f"{notebook}.ipynb", nb, locked)}
             out_dir = Path(resources.get("metadata", {}).get("path") or ".")
             (out_dir / SUMMARY).write_text(json.dumps(summary, indent=1))
         finally:
@@ -178,8 +182,9 @@ class TrustedExecute(NbGraderPreprocessor):
                         result["outputs"][i] = outs
                         if any(o.get("ename") == "CellTimeoutError" for o in outs):
                             result["timed_out"].append(i)
-                            if "restarted" in str(outs):
-                                result["restarted"] = True
+                        if any(o.get("ename") in ("CellTimeoutError", "DeadKernelError") and
+                               "restarted" in str(o.get("evalue")) for o in outs):
+                            result["restarted"] = True
         elif result["killed"]:
             self.log.error("the sandbox ran past its budget and was killed")
         if result["returncode"] not in (0, None) and not executed.is_file():
@@ -222,6 +227,35 @@ class TrustedExecute(NbGraderPreprocessor):
                 self.log.error("judge of %s failed on an answer: %r", cell.exercise, exc)
                 return f"an answer of yours could not be checked ({type(exc).__name__}): check its type and shape"
         return None
+
+
+def _restored(submitted_path, nb, locked):
+    """grade_ids of the locked cells nbgrader put back: deleted or edited in the submission.
+
+    ``nb`` is the notebook after nbgrader's ``OverwriteCells``; ``submitted_path`` the
+    file as the student handed it in (``[]`` when it cannot be read).
+    """
+    try:
+        submitted = nbformat.read(submitted_path, as_version=4)
+    except (OSError, ValueError):
+        return []
+    handed_in = {_nbg(c).get("grade_id"): c.source for c in submitted.cells}
+    graded = {_nbg(c).get("grade_id"): c.source for c in nb.cells}
+    return sorted(g for g in locked if g in graded and
+                  (g not in handed_in or _visible(handed_in[g]) != _visible(graded[g])))
+
+
+def _visible(source):
+    """A cell's source without its hidden-test region (what the release shows)."""
+    lines, inside = [], False
+    for line in source.split("\n"):
+        if "BEGIN HIDDEN TESTS" in line:
+            inside = True
+        elif "END HIDDEN TESTS" in line:
+            inside = False
+        elif not inside:
+            lines.append(line)
+    return "\n".join(lines).rstrip()
 
 
 def _core_message(exercise, problems):
