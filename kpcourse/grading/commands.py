@@ -29,7 +29,7 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 
 from kpcourse.grading.plugins import ANSI as _ANSI
-from kpcourse.grading.trusted import SUMMARY
+from kpcourse.grading.spec import SUMMARY
 
 __all__ = ["release", "autograde", "validate", "main", "assignments", "Progress", "format_progress"]
 

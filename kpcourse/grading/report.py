@@ -26,9 +26,10 @@ import statistics
 from collections import Counter
 from pathlib import Path
 
+from kpcourse.grading.spec import SUMMARY
+
 __all__ = ["collect", "write_report", "graded_assignments", "exercises_of", "band", "hints", "flags"]
 
-SUMMARY = "kpcourse-grading.json"  # kpcourse.grading.trusted.SUMMARY (not imported: no nbgrader preprocessors)
 TOP_HINTS = 5
 _EXERCISE = re.compile(r"^#+\s*(Exercise\b.*?)\s*$", re.M)
 _NUMBER = re.compile(r"[-+]?\d+(?:\.\d*)?(?:e[-+]?\d+)?")

@@ -17,7 +17,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-__all__ = ["Cell", "DEFAULT_FORBIDDEN"]
+__all__ = ["Cell", "DEFAULT_FORBIDDEN", "GRADER_FILE", "SUMMARY"]
+
+#: The grader file beside each source notebook (never released, never mounted in the sandbox).
+GRADER_FILE = "grader.py"
+#: The grading summary written beside each autograded notebook (verdicts, isolation, timings).
+SUMMARY = "kpcourse-grading.json"
 
 #: Packages whose code a graded function may not reach (any module or name below them).
 DEFAULT_FORBIDDEN = ("kpcourse", "sklearn", "scipy")

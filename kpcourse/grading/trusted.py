@@ -40,12 +40,10 @@ from traitlets import Integer, Unicode
 
 from kpcourse.checks import _core
 from kpcourse.grading import policy, sandbox
-from kpcourse.grading.spec import DEFAULT_FORBIDDEN
+from kpcourse.grading.spec import DEFAULT_FORBIDDEN, GRADER_FILE, SUMMARY
 
 __all__ = ["TrustedExecute", "load_grader", "SUMMARY"]
 
-SUMMARY = "kpcourse-grading.json"
-GRADER_FILE = "grader.py"
 PASSED = "All tests passed: the visible tests and the hidden ones.\n"
 _SNIPPET = ("# Grading: this cell only records what your functions return; the grader judges it.\n"
             "from kpcourse.checks._core import produce as _kpcourse_produce\n"
