@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import importlib
 
-LESSONS = ("lesson01", "lesson02", "lesson03", "lesson04", "lesson05", "lesson06", "lesson07")
+LESSONS = ("lesson01", "lesson02", "lesson03", "lesson04", "lesson05", "lesson06", "lesson07", "lesson08")
 
 _index = None
 

@@ -1,0 +1,427 @@
+"""Lesson 08's checks: every diagnosis names a purposely wrong function and passes a right one.
+
+The right functions are the model solutions of assignment 08, executed from the source
+notebook's solution cells (with its setup cell, which defines ``validation_error``); each
+wrong one makes a single common mistake. Messages must name the mistake and never contain
+the expected numbers. The checks hold data (``kpcourse/checks/data/lesson08.json``): it must
+equal what the grader's references compute, and the grader's cells must pass the solution
+and fail the mistakes. The timestamp trick equals explicit averaging to 1e-12.
+"""
+
+import ast
+import importlib.util
+import json
+from pathlib import Path
+
+import nbformat
+import numpy as np
+import pytest
+
+from kpcourse.checks import _core
+from kpcourse.checks import lesson08 as checks
+from kpcourse.grading import policy
+from kpcourse.grading.commands import data_file
+from kpcourse.grading.testdata import random_separable
+from kpcourse.grading.trusted import load_grader
+
+ROOT = Path(__file__).resolve().parents[1]
+NAME = "08-margins-and-svm"
+GRADER = load_grader(ROOT / "source" / NAME / "grader.py")
+SOURCE = nbformat.read(ROOT / "source" / NAME / f"{NAME}.ipynb", as_version=4)
+FUNCTIONS = ("averaged_dual_train", "geometric_margin", "margin_dual_train", "choose_sigma")
+
+
+def _nbg(cell):
+    return cell.metadata.get("nbgrader", {})
+
+
+def _source(gid):
+    return next(c.source for c in SOURCE.cells if _nbg(c).get("grade_id") == gid)
+
+
+def _solutions():
+    """The setup cell and the source's solution functions, executed as a student's cells would be."""
+    namespace = {}
+    exec(compile(_source("setup"), "setup", "exec"), namespace)  # noqa: S102
+    for cell in SOURCE.cells:
+        if cell.cell_type == "code" and _nbg(cell).get("solution"):
+            exec(compile(cell.source, _nbg(cell)["grade_id"], "exec"), namespace)  # noqa: S102
+    return namespace
+
+
+NAMESPACE = _solutions()
+SOLUTION = {k: NAMESPACE[k] for k in FUNCTIONS}
+averaged_dual_train, geometric_margin, margin_dual_train, choose_sigma = (SOLUTION[k] for k in FUNCTIONS)
+validation_error = NAMESPACE["validation_error"]
+
+
+def _message(func, *args, **kwargs):
+    with pytest.raises(AssertionError) as info:
+        func(*args, **kwargs)
+    return str(info.value)
+
+
+# --------------------------------------------------------------------------- #
+# Data and references
+# --------------------------------------------------------------------------- #
+
+def test_committed_data_is_what_the_grader_computes():
+    fresh = json.loads(json.dumps(_core.encode(GRADER.visible_data(), readable=True), allow_nan=True))
+    assert json.loads(data_file(NAME).read_text()) == fresh, (
+        "run `python -m kpcourse.grading checks-data 08-margins-and-svm`")
+
+
+def _noisy(seed, n=60):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 3))
+    y = np.where(X[:, 0] + 0.5 * rng.normal(size=n) > 0, 1, -1)
+    return X, y
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+@pytest.mark.parametrize("kernel", ["linear", "rbf"])
+def test_timestamp_trick_equals_explicit_averaging(seed, kernel):
+    """The solution's ᾱ = (α(T+1) − τ)/T against the grader's brute-force running sums, to 1e-12."""
+    X, y = _noisy(seed)
+    K = X @ X.T if kernel == "linear" else GRADER._rbf(X, 1.0)
+    alpha_avg, b_avg = averaged_dual_train(K, y, max_epochs=6)
+    ref_alpha, ref_b = GRADER.averaged_run(K, y, 6)
+    assert ref_alpha.max() > 0
+    np.testing.assert_allclose(alpha_avg, ref_alpha, rtol=0, atol=1e-12)
+    assert abs(b_avg - ref_b) <= 1e-12
+    trick = GRADER.timestamp_average(K, y, 6)
+    np.testing.assert_allclose(trick[0], ref_alpha, rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("seed", [3, 4])
+def test_averaged_reference_is_the_package_averaged_perceptron(seed):
+    from kpcourse.perceptron import KernelPerceptron
+
+    X, y = _noisy(seed, 40)
+    K = X @ X.T
+    kp = KernelPerceptron(kernel="precomputed", mode="averaged", shuffle=False, max_epochs=5, device="cpu").fit(K, y)
+    alpha_avg, b_avg = GRADER.averaged_run(K, y, 5)
+    np.testing.assert_allclose(alpha_avg, kp.alpha_avg_, rtol=0, atol=1e-12)
+    assert abs(b_avg - kp.intercept_avg_) <= 1e-12
+
+
+@pytest.mark.parametrize("seed,tau", [(5, 0.0), (6, 1.5)])
+def test_dual_margin_perceptron_is_the_primal_one(seed, tau):
+    X, y = random_separable(30, 2, margin=0.1, random_state=seed)
+    alpha, b = GRADER.margin_run(X @ X.T, y, tau, 100)
+    w, b_primal = GRADER.primal_margin_run(X, y, tau, 100)
+    np.testing.assert_allclose((alpha * y) @ X, w)
+    assert b == pytest.approx(b_primal)
+
+
+def test_notebook_model_is_the_graders():
+    X, y = checks.cv_probe()
+    for s in (0.3, 1.0):
+        assert validation_error(X[:30], y[:30], X[30:], y[30:], s) == GRADER.validation_error(X[:30], y[:30], X[30:],
+                                                                                                y[30:], s)
+    # the row order of the fitting data does not matter
+    order = np.random.default_rng(0).permutation(30)
+    assert validation_error(X[order], y[order], X[30:], y[30:], 0.3) == validation_error(X[:30], y[:30], X[30:],
+                                                                                         y[30:], 0.3)
+
+
+def test_lesson_module_holds_no_algorithm():
+    tree = ast.parse(Path(checks.__file__).read_text())
+    imported = {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+    imported |= {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module}
+    assert not any(m.startswith(("kpcourse.perceptron", "kpcourse._dual", "kpcourse.kernels", "kpcourse.gram",
+                                 "sklearn", "scipy")) for m in imported), imported
+    assert not [n for n in ast.walk(tree) if isinstance(n, (ast.While, ast.AugAssign))], "a loop or an update"
+    for n in ast.walk(tree):  # for loops only over answers/probes (zip), never over data points
+        if isinstance(n, ast.For):
+            assert ast.unparse(n.iter).startswith(("zip(", "enumerate(zip(")), ast.unparse(n.iter)
+    called = {ast.unparse(n.func) for n in ast.walk(tree) if isinstance(n, ast.Call)}
+    for name in ("np.linalg.norm", "np.array_split", "np.sqrt", "np.dot", "np.lexsort"):
+        assert name not in called, name  # no margin, no folds, no model computed here
+    assert not [c for c in called if c.endswith(".permutation")], called
+
+
+# --------------------------------------------------------------------------- #
+# Wrong functions: one common mistake each
+# --------------------------------------------------------------------------- #
+
+def make_averaged(variant, *, raises=True):
+    def wrong(K, y, max_epochs=10):
+        K = np.asarray(K, dtype=float)
+        if raises and K.shape != (len(y), len(y)):
+            raise ValueError("K must be square")
+        return GRADER.averaged_run(K, y, max_epochs, variant)
+    return wrong
+
+
+def make_margin(variant, *, raises=True):
+    def wrong(w, b, X, y):
+        if raises and not np.any(w):
+            raise ValueError("w = 0")
+        return GRADER.signed_margin(w, b, X, y, variant)
+    return wrong
+
+
+def make_margin_train(*, raises=True, **flags):
+    def wrong(K, y, tau, max_epochs=100):
+        if raises and tau < 0:
+            raise ValueError("tau < 0")
+        return GRADER.margin_run(K, y, tau, max_epochs, **flags)
+    return wrong
+
+
+def make_cv(variant="right", *, choice="right", accuracy=False):
+    def wrong(X_train, y_train, sigmas, n_folds=5, seed=0):
+        scores = GRADER.cv_scores(X_train, y_train, sigmas, n_folds, seed, variant)
+        scores = 1 - scores if accuracy else scores
+        return GRADER.best_of(sigmas, scores, choice), scores
+    return wrong
+
+
+def test_diagnoses_pass_the_solution():
+    for aspect in ("all", "alpha", "bias", "stop"):
+        checks.diagnose_averaged(averaged_dual_train, aspect=aspect)
+    for aspect in ("all", "value", "details"):
+        checks.diagnose_margin(geometric_margin, aspect=aspect)
+    for aspect in ("all", "rule", "stop"):
+        checks.diagnose_margin_train(margin_dual_train, aspect=aspect)
+    for aspect in ("scores", "choice"):
+        checks.diagnose_cv(choose_sigma, aspect=aspect)
+
+
+AVERAGED_MISTAKES = [
+    ("epochs", "alpha", "you averaged over the epochs"),
+    ("no_plus_one", "alpha", "not (α·T − τ)/T"),
+    ("zero_based", "alpha", "number the steps from 1"),
+    ("over_t1", "alpha", "not by T + 1"),
+    ("mistake_clock", "alpha", "not only at mistakes"),
+    ("last", "alpha", "alpha_avg equals the final counts"),
+    ("bias_last", "bias", "b_avg is the final b"),
+    ("epochs", "bias", "you averaged over the epochs"),
+    ("no_clean", "stop", "your T leaves out the last, clean epoch"),
+]
+
+
+@pytest.mark.parametrize("variant,aspect,expected", AVERAGED_MISTAKES)
+def test_diagnose_averaged_names_mistakes(variant, aspect, expected):
+    assert expected in _message(checks.diagnose_averaged, make_averaged(variant), aspect=aspect)
+
+
+def test_diagnose_averaged_other_mistakes():
+    assert "should raise ValueError" in _message(checks.diagnose_averaged, make_averaged("explicit", raises=False),
+                                                 aspect="alpha")
+    assert "should return a tuple (alpha_avg, b_avg)" in _message(checks.diagnose_averaged,
+                                                                  lambda K, y, e=10: np.zeros(len(y)))
+
+    def ignores_max_epochs(K, y, max_epochs=10):
+        return averaged_dual_train(K, y, 10)
+
+    assert "with max_epochs=1" in _message(checks.diagnose_averaged, ignores_max_epochs, aspect="stop")
+
+
+MARGIN_MISTAKES = [
+    ("functional", "value", "functional margin"),
+    ("squared", "value", "not by ‖w‖²"),
+    ("norm_b", "value", "the norm of w alone"),
+    ("no_b", "value", "the bias is missing"),
+    ("mean", "value", "not their mean"),
+    ("max", "value", "not the largest"),
+    ("abs", "details", "the margin is signed"),
+]
+
+
+@pytest.mark.parametrize("variant,aspect,expected", MARGIN_MISTAKES)
+def test_diagnose_margin_names_mistakes(variant, aspect, expected):
+    assert expected in _message(checks.diagnose_margin, make_margin(variant), aspect=aspect)
+
+
+def test_diagnose_margin_other_mistakes():
+    assert "should raise ValueError" in _message(checks.diagnose_margin, make_margin("right", raises=False),
+                                                 aspect="details")
+    assert "one number" in _message(checks.diagnose_margin, lambda w, b, X, y: np.asarray(y) * (X @ w + b),
+                                    aspect="value")
+
+    def looped(w, b, X, y):
+        if not np.any(w):
+            raise ValueError("w = 0")
+        return min(yi * (xi @ w + b) for xi, yi in zip(X, y, strict=True)) / np.linalg.norm(w)
+
+    checks.diagnose_margin(looped, aspect="value")
+    assert "uses a Python loop" in _message(checks.diagnose_margin, looped, aspect="details")
+
+
+MP_MISTAKES = [
+    ({"strict": True}, "rule", "equality included"),
+    ({"no_y": True}, "rule", "the score times the label"),
+    ({"ignore_tau": True}, "rule", "your updates happen only on mistakes"),
+    ({"stop": "mistakes"}, "stop", "stop after the first epoch without an update"),
+    ({"raises": False}, "rule", "should raise ValueError"),
+]
+
+
+@pytest.mark.parametrize("flags,aspect,expected", MP_MISTAKES)
+def test_diagnose_margin_train_names_mistakes(flags, aspect, expected):
+    assert expected in _message(checks.diagnose_margin_train, make_margin_train(**flags), aspect=aspect)
+
+
+CV_MISTAKES = [
+    (make_cv("whole"), "scores", "you measured each model on the points it was fitted on"),
+    (make_cv("fit_all"), "scores", "fit on the other n_folds − 1 folds"),
+    (make_cv("no_shuffle"), "scores", "your folds follow the order of the rows"),
+    (make_cv("one_fold"), "scores", "you used a single fold"),
+    (make_cv("weighted"), "scores", "you weighted the fold errors"),
+    (make_cv(accuracy=True), "scores", "you returned accuracies"),
+    (make_cv(choice="argmax"), "choice", "the largest cross-validation error"),
+    (make_cv(choice="last_tie"), "choice", "on a tie, return the first"),
+]
+
+
+@pytest.mark.parametrize("wrong,aspect,expected", CV_MISTAKES)
+def test_diagnose_cv_names_mistakes(wrong, aspect, expected):
+    assert expected in _message(checks.diagnose_cv, wrong, aspect=aspect)
+
+
+def test_diagnose_cv_other_mistakes():
+    def global_rng(X_train, y_train, sigmas, n_folds=5, seed=0):
+        return choose_sigma(X_train, y_train, sigmas, n_folds, int(np.random.default_rng().integers(1000)))
+
+    assert "never from the global np.random" in _message(checks.diagnose_cv, global_rng, aspect="scores")
+
+    def index(X_train, y_train, sigmas, n_folds=5, seed=0):
+        best, scores = choose_sigma(X_train, y_train, sigmas, n_folds, seed)
+        return list(sigmas).index(best), scores
+
+    assert "the index of the best σ" in _message(checks.diagnose_cv, index, aspect="choice")
+
+
+def test_messages_hide_the_expected_values():
+    d = checks._data()
+    msg = _message(checks.diagnose_averaged, make_averaged("epochs"), aspect="alpha")
+    assert "2.25" not in msg and "0.8333" not in msg, msg
+    msg = _message(checks.diagnose_margin, make_margin("functional"), aspect="value")
+    assert "0.4" not in msg, msg
+    msg = _message(checks.diagnose_cv, make_cv("whole"), aspect="scores")
+    assert _core.fmt(d["cv"]["scores"]) not in msg and "0.284" not in msg, msg
+
+
+# --------------------------------------------------------------------------- #
+# The grader's cells: pass the solution, fail each mistake, on answers as data
+# --------------------------------------------------------------------------- #
+
+def _judge(cell, functions):
+    """Judge a Cell as the grader does, on answers round-tripped through JSON."""
+    for test in cell.tests:
+        answers = test.answers(functions)
+        answers = [_core.Answer.from_data(a.call, json.loads(json.dumps(a.to_data(), allow_nan=True)))
+                   for a in answers]
+        test.judge(answers)
+
+
+def test_every_test_cell_has_a_cell_in_the_grader():
+    tests = {_nbg(c)["grade_id"] for c in SOURCE.cells
+             if c.cell_type == "code" and _nbg(c).get("grade") and not _nbg(c).get("solution")}
+    assert tests == set(GRADER.cells())
+
+
+def test_every_cell_passes_the_solution():
+    for gid, cell in GRADER.cells().items():
+        _judge(cell, dict(SOLUTION))
+        assert set(cell.called()) <= set(SOLUTION), gid
+
+
+@pytest.mark.parametrize("gid,fname,wrong,expected", [
+    ("ex1-averaged-tests-alpha", "averaged_dual_train", make_averaged("no_plus_one"), "off by one"),
+    ("ex1-averaged-tests-bias", "averaged_dual_train", make_averaged("bias_last"), "b_avg is the final b"),
+    ("ex1-averaged-tests-stop", "averaged_dual_train", make_averaged("no_clean"), "clean epoch"),
+    ("ex2-margin-tests", "geometric_margin", make_margin("functional"), "functional margin"),
+    ("ex2-margin-tests-details", "geometric_margin", make_margin("abs"), "the margin is signed"),
+    ("ex3-margin-perceptron-tests", "margin_dual_train", make_margin_train(strict=True), "equality included"),
+    ("ex3-margin-perceptron-tests-stop", "margin_dual_train", make_margin_train(stop="mistakes"),
+     "without an update"),
+    ("ex4-choose-sigma-tests", "choose_sigma", make_cv("whole"), "points it was fitted on"),
+    ("ex4-choose-sigma-tests-choice", "choose_sigma", make_cv(choice="last_tie"), "on a tie"),
+])
+def test_cells_fail_common_mistakes_with_their_hint(gid, fname, wrong, expected):
+    functions = dict(SOLUTION, **{fname: wrong})
+    assert expected in _message(_judge, GRADER.cells()[gid], functions)
+
+
+def test_hidden_tests_catch_what_the_visible_ones_miss():
+    """Hard-coded answers for the visible probes pass them, and fail the hidden tests on new data."""
+    def probe_only(K, y, max_epochs=10):  # the explicit average of the first epoch only, wrong elsewhere
+        K = np.asarray(K, dtype=float)
+        if K.shape != (len(y), len(y)):
+            raise ValueError("K must be square")
+        out = averaged_dual_train(K, y, max_epochs)
+        return (out[0], out[1]) if len(y) in (5, 6) else (out[0] + 0.5, out[1])
+
+    cell = GRADER.cells()["ex1-averaged-tests-alpha"]
+    functions = dict(SOLUTION, averaged_dual_train=probe_only)
+    for test in cell.tests[:-1]:
+        test.judge(test.answers(functions))
+    msg = _message(_judge, cell, functions)
+    assert "compared with explicit averaging" in msg, msg
+
+    def ignores_folds_argument(X_train, y_train, sigmas, n_folds=5, seed=0):  # 4 folds when asked for 5
+        return choose_sigma(X_train, y_train, sigmas, 4 if n_folds == 5 else n_folds, seed)
+
+    cell = GRADER.cells()["ex4-choose-sigma-tests"]
+    functions = dict(SOLUTION, choose_sigma=ignores_folds_argument)
+    for test in cell.tests[:-1]:
+        test.judge(test.answers(functions))
+    assert "not those of the exercise's folds" in _message(_judge, cell, functions)
+
+
+# --------------------------------------------------------------------------- #
+# Golden reference-call submissions: the source policy takes the attacked exercise only
+# --------------------------------------------------------------------------- #
+
+def _golden():
+    spec = importlib.util.spec_from_file_location("golden_08", ROOT / "tests" / "golden" / f"{NAME}.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod.CASES
+
+
+@pytest.mark.parametrize("case", [c for c in _golden() if c.startswith("reference")])
+def test_reference_cases_lose_only_the_attacked_exercise(case):
+    """The source policy on the golden submission, read as the grader reads it (release + answers)."""
+    spec = _golden()[case]
+    release = nbformat.read(ROOT / "release" / NAME / f"{NAME}.ipynb", as_version=4)
+    solutions = {_nbg(c)["grade_id"]: "\n".join(ln for ln in c.source.splitlines()
+                                                 if ln.strip() not in ("### BEGIN SOLUTION", "### END SOLUTION"))
+                 for c in SOURCE.cells if c.cell_type == "code" and _nbg(c).get("solution")}
+    student, context = [], []
+    for c in release.cells:
+        if c.cell_type != "code":
+            continue
+        gid = _nbg(c).get("grade_id")
+        if _nbg(c).get("locked"):
+            if not _nbg(c).get("grade"):
+                context.append(c.source)
+            continue
+        student.append(spec["replace"].get(gid, solutions.get(gid, c.source)))
+    program = policy.Program(student, context)
+    assert program.unparsable == 0
+    for gid, cell in GRADER.cells().items():
+        problems = program.verdict(cell.called(), GRADER.FORBIDDEN, cell.allow, cell.what)
+        attacked = spec["expect"].get(gid) == 0
+        assert bool(problems) == attacked, (gid, problems)
+        if attacked and spec.get("message"):
+            assert spec["message"] in "\n".join(problems), problems
+
+
+def test_calling_the_notebooks_model_is_allowed():
+    """Exercise 4 may call validation_error (setup cell) and the package's KernelPerceptron, not sklearn."""
+    release = nbformat.read(ROOT / "release" / NAME / f"{NAME}.ipynb", as_version=4)
+    context = [c.source for c in release.cells if c.cell_type == "code" and _nbg(c).get("locked")
+               and not _nbg(c).get("grade")]
+    cell = GRADER.cells()["ex4-choose-sigma-tests"]
+    own = ('def choose_sigma(X_train, y_train, sigmas, n_folds=5, seed=0):\n'
+           '    m = KernelPerceptron(kernel="rbf", sigma=sigmas[0]).fit(X_train, y_train)\n'
+           '    return sigmas[0], np.array([validation_error(X_train, y_train, X_train, y_train, s)\n'
+           '                                for s in sigmas])\n')
+    assert policy.Program([own], context).verdict(cell.called(), GRADER.FORBIDDEN, cell.allow, cell.what) == []
+    cross = "from sklearn.model_selection import cross_val_score\n\n\n" + own.replace(
+        "    return", "    cross_val_score(m, X_train, y_train)\n    return")
+    assert policy.Program([cross], context).verdict(cell.called(), GRADER.FORBIDDEN, cell.allow, cell.what)
