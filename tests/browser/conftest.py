@@ -24,6 +24,9 @@ group) is stopped at the end of the session even when tests fail.
 
 Each test gets a fresh page on its own JupyterLab workspace (``LabPage``). PNG
 screenshots go to ``tests/browser/screenshots/`` with the server log.
+
+``test_exchange.py`` (nbgrader's exchange, release to feedback) starts its own servers, one per
+person, from ``exchange.py``; it shares only the browser with the other tests.
 """
 
 from __future__ import annotations

@@ -86,11 +86,15 @@ def _get(url, timeout=5):
 
 
 class LabServer:
-    """A running ``jupyter lab``: ``url``, ``token``, ``root``, ``log``; ``stop()`` ends it."""
+    """A running ``jupyter lab``: ``url``, ``token``, ``root``, ``log``; ``stop()`` ends it.
+
+    ``extra_env``: variables set for the server on top of the test's environment (e.g. a
+    student's ``HOME``); ``extra_args``: more command-line options.
+    """
 
     running = []  # servers not stopped yet (for the SIGTERM handler in conftest.py)
 
-    def __init__(self, root, workdir):
+    def __init__(self, root, workdir, extra_env=None, extra_args=()):
         self.root, self.token, self.port = Path(root), secrets.token_hex(16), _free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         app_settings = workdir / "app-settings"
@@ -100,11 +104,13 @@ class LabServer:
         env.update(PATH=str(Path(sys.executable).parent) + os.pathsep + env.get("PATH", ""),
                    JUPYTER_CONFIG_DIR=str(workdir / "config"), JUPYTER_RUNTIME_DIR=str(workdir / "runtime"),
                    IPYTHONDIR=str(workdir / "ipython"))
+        env.update(extra_env or {})
         cmd = [sys.executable, "-m", "jupyterlab", "--no-browser", "--ip=127.0.0.1", f"--port={self.port}",
                "--ServerApp.port_retries=0", f"--IdentityProvider.token={self.token}",
                f"--ServerApp.root_dir={self.root}", f"--LabApp.app_settings_dir={app_settings}",
                f"--LabApp.user_settings_dir={workdir / 'user-settings'}",
-               f"--LabApp.workspaces_dir={workdir / 'workspaces'}", "--LabApp.expose_app_in_browser=True"]
+               f"--LabApp.workspaces_dir={workdir / 'workspaces'}", "--LabApp.expose_app_in_browser=True",
+               *extra_args]
         if hasattr(os, "getuid") and os.getuid() == 0:
             cmd.append("--allow-root")
         self.log = workdir / "jupyter-server.log"

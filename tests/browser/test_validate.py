@@ -14,7 +14,8 @@ import json
 import pytest
 from labpage import REPO
 
-ASSIGNMENT = "02-perceptron-by-hand"
+# the first assignment and the capstone (the others run their tests in test_notebooks.py)
+ASSIGNMENTS = ("02-perceptron-by-hand", "08-margins-and-svm")
 MARKERS = ("### BEGIN SOLUTION", "### END SOLUTION")
 
 
@@ -31,7 +32,7 @@ def _text(source):
     return "".join(source) if isinstance(source, list) else source
 
 
-def fill_solutions(release_nb, source_nb):
+def fill_solutions(release_nb, source_nb, name=""):
     """``release_nb`` with each solution cell's source taken from ``source_nb`` (markers removed)."""
     solutions = _grade_ids(source_nb, solution_only=True)
     filled = 0
@@ -39,26 +40,27 @@ def fill_solutions(release_nb, source_nb):
         lines = _text(solutions[grade_id]["source"]).splitlines(keepends=True)
         cell["source"] = "".join(line for line in lines if line.strip() not in MARKERS)
         filled += 1
-    assert filled, f"release/{ASSIGNMENT} has no solution cells to fill"
+    assert filled, f"release/{name} has no solution cells to fill"
     return release_nb
 
 
 @pytest.mark.parametrize("state", ["filled", "untouched"])
-def test_validate_button(lab, course_root, state):
-    release = course_root / "release" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_validate_button(lab, course_root, assignment, state):
+    release = course_root / "release" / assignment / f"{assignment}.ipynb"
     if not release.exists():
         pytest.fail(f"{release.relative_to(course_root)} is missing: neither committed nor generated",
                     pytrace=False)
     nb = json.loads(release.read_text())
     if state == "filled":
-        source = json.loads((REPO / "source" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb").read_text())
-        nb = fill_solutions(nb, source)
+        source = json.loads((REPO / "source" / assignment / f"{assignment}.ipynb").read_text())
+        nb = fill_solutions(nb, source, assignment)
         assert "NotImplementedError" not in json.dumps(nb), "a solution cell is still unfilled"
-    student = course_root / "student" / state / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
+    student = course_root / "student" / state / assignment / f"{assignment}.ipynb"
     student.parent.mkdir(parents=True, exist_ok=True)
     student.write_text(json.dumps(nb, indent=1))
 
-    lab.open(student.relative_to(course_root).as_posix(), name=f"validate__{ASSIGNMENT}__{state}")
+    lab.open(student.relative_to(course_root).as_posix(), name=f"validate__{assignment}__{state}")
     try:
         title, result, text = lab.validate()
         lab.note(f"Validate: {title!r} {result!r}: {text[:200]!r}")
