@@ -280,11 +280,7 @@ def test_messages_hide_the_expected_values():
 
 def _judge(cell, functions):
     """Judge a Cell as the grader does, on answers round-tripped through JSON."""
-    for test in cell.tests:
-        answers = test.answers(functions)
-        answers = [_core.Answer.from_data(a.call, json.loads(json.dumps(a.to_data(), allow_nan=True)))
-                   for a in answers]
-        test.judge(answers)
+    cell.judge_here(functions)
 
 
 def test_every_test_cell_has_a_cell_in_the_grader():

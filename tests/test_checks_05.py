@@ -109,11 +109,7 @@ CELLS = GRADER.cells()
 
 def _judge(cell, functions):
     """Judge a Cell as the grader does, on answers round-tripped through JSON."""
-    for test in cell.tests:
-        answers = test.answers(functions)
-        answers = [_core.Answer.from_data(a.call, json.loads(json.dumps(a.to_data(), allow_nan=True)))
-                   for a in answers]
-        test.judge(answers)
+    cell.judge_here(functions)
 
 
 @pytest.mark.parametrize("gid", sorted(CELLS))

@@ -70,3 +70,26 @@ class Cell:
                 names.append(c.function)
                 names += [a.name for a in (*c.args, *c.kwargs.values()) if isinstance(a, Ref)]
         return tuple(dict.fromkeys(names))
+
+    def judge_here(self, functions):
+        """Run every test of this cell on ``functions`` in this process and judge it.
+
+        The calls and the answers go through the same JSON encoding as to and from the
+        sandbox in grading (never a pickle), so a judge sees exactly what it would see
+        there. For lesson authors and the tests of a grader file; raises
+        ``AssertionError`` on the first failing test, with the message the student
+        would read.
+        """
+        __tracebackhide__ = True
+        import json
+
+        from kpcourse.checks._core import Answer, Call, call
+
+        def roundtrip(data):
+            return json.loads(json.dumps(data, allow_nan=True))
+
+        for test in self.tests:
+            sent = [Call.from_data(roundtrip(c.to_data())) for c in test.calls]
+            answers = [call(functions.get(c.function), c, functions, time_limit=test.time_limit) for c in sent]
+            test.judge([Answer.from_data(c, roundtrip(a.to_data()))
+                        for c, a in zip(test.calls, answers, strict=True)])
