@@ -18,6 +18,7 @@ import pytest
 from kpcourse.checks import _core
 from kpcourse.checks import lesson01 as checks
 from kpcourse.grading.commands import data_file
+from kpcourse.grading.spec import Cell
 from kpcourse.grading.trusted import load_grader
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -204,18 +205,13 @@ def test_the_lesson_no_longer_uses_the_legacy_checks():
 # (c) the grader's cells: pass the solution, fail each mistake, on answers as data
 # --------------------------------------------------------------------------- #
 
-def _judge(cell, functions):
-    """Judge a Cell as the grader does, on answers round-tripped through JSON."""
-    cell.judge_here(functions)
-
-
 def test_every_cell_passes_the_solution():
     cells = GRADER.cells()
     assert set(cells) == {"ex1-cosine-tests-values", "ex1-cosine-tests-interface", "ex2-shared-tests-count",
                           "ex2-shared-tests-input", "ex3-normalised-tests-values", "ex3-normalised-tests-edge",
                           "ex4-nn-tests-values", "ex4-nn-tests-interface"}
     for _gid, cell in cells.items():
-        _judge(cell, SOLUTION)
+        cell.judge_here(SOLUTION)
 
 
 def test_every_test_cell_of_the_source_has_a_cell():
@@ -240,7 +236,7 @@ def test_every_test_cell_of_the_source_has_a_cell():
 def test_cells_fail_common_mistakes_with_their_hint(gid, fname, wrong, expected):
     functions = {**SOLUTION, fname: wrong}
     with np.errstate(invalid="ignore", divide="ignore"):
-        assert expected in _message(_judge, GRADER.cells()[gid], functions)
+        assert expected in _message(Cell.judge_here, GRADER.cells()[gid], functions)
 
 
 @pytest.mark.parametrize("gid,fname,wrong", [
@@ -270,7 +266,8 @@ def test_hidden_cosine_and_nn_compare_with_the_references():
 
 def test_the_values_cell_asks_for_no_loop():
     assert GRADER.cells()["ex1-cosine-tests-values"].loop_free == ("cosine_similarity",)
-    _judge(GRADER.cells()["ex1-cosine-tests-values"], {**SOLUTION, "cosine_similarity": cosine_loop})  # values right
+    # values right
+    Cell.judge_here(GRADER.cells()["ex1-cosine-tests-values"], {**SOLUTION, "cosine_similarity": cosine_loop})
     assert "uses a Python loop" in _message(checks.diagnose_cosine, cosine_loop, "values")
     checks.diagnose_cosine(cosine_loop, "interface")
 
@@ -278,7 +275,7 @@ def test_the_values_cell_asks_for_no_loop():
 def test_cells_say_not_written_yet():
     for gid, cell in GRADER.cells().items():
         functions = dict.fromkeys(SOLUTION, _not_implemented)
-        assert "not written yet" in _message(_judge, cell, functions), gid
+        assert "not written yet" in _message(Cell.judge_here, cell, functions), gid
 
 
 # --------------------------------------------------------------------------- #

@@ -16,6 +16,7 @@ import pytest
 from kpcourse.checks import _core
 from kpcourse.checks import lesson02 as checks
 from kpcourse.grading.commands import data_file
+from kpcourse.grading.spec import Cell
 from kpcourse.grading.testdata import random_separable
 from kpcourse.grading.trusted import load_grader
 from kpcourse.perceptron import Perceptron
@@ -121,15 +122,10 @@ def test_lesson_module_holds_no_algorithm():
 SOLUTION = {"predict": None, "update": None, "train": None}
 
 
-def _judge(cell, functions):
-    """Judge a Cell as the grader does, on answers round-tripped through JSON."""
-    cell.judge_here(functions)
-
-
 def test_every_cell_passes_the_solution():
     functions = {"predict": predict, "update": update, "train": train}
     for _gid, cell in GRADER.cells().items():
-        _judge(cell, functions)
+        cell.judge_here(functions)
 
 
 @pytest.mark.parametrize("gid,fname,wrong,expected", [
@@ -144,12 +140,12 @@ def test_cells_fail_common_mistakes_with_their_hint(gid, fname, wrong, expected)
     functions[fname] = {"sign0": make_update(zero_is_mistake=False), "no_bias": make_update(bias=False),
                         "before": make_train(before=True)}.get(wrong, wrong) if fname != "train" or \
         wrong != "no_bias" else make_train(bias=False)
-    assert expected in _message(_judge, GRADER.cells()[gid], functions)
+    assert expected in _message(Cell.judge_here, GRADER.cells()[gid], functions)
 
 
 def test_hidden_messages_hide_the_expected_values():
     functions = {"predict": predict, "update": update, "train": make_train(bias=False)}
-    msg = _message(_judge, GRADER.cells()["ex3-train-tests-result"], functions)
+    msg = _message(Cell.judge_here, GRADER.cells()["ex3-train-tests-result"], functions)
     assert "gets no credit" not in msg
 
 

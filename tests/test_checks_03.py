@@ -21,6 +21,7 @@ from kpcourse.checks import lesson03 as checks
 from kpcourse.datasets import quiz_points, quiz_transform
 from kpcourse.grading import policy
 from kpcourse.grading.commands import data_file
+from kpcourse.grading.spec import Cell
 from kpcourse.grading.testdata import random_separable
 from kpcourse.grading.trusted import load_grader
 from kpcourse.perceptron import KernelPerceptron, Perceptron
@@ -278,20 +279,9 @@ def test_messages_hide_the_expected_values():
 # The grader's cells: pass the solution, fail each mistake, on answers as data
 # --------------------------------------------------------------------------- #
 
-def _judge(cell, functions):
-    """Judge a Cell as the grader does, on answers round-tripped through JSON."""
-    cell.judge_here(functions)
-
-
-def test_every_test_cell_has_a_cell_in_the_grader():
-    tests = {_nbg(c)["grade_id"] for c in SOURCE.cells
-             if c.cell_type == "code" and _nbg(c).get("grade") and not _nbg(c).get("solution")}
-    assert tests == set(GRADER.cells())
-
-
 def test_every_cell_passes_the_solution():
     for gid, cell in GRADER.cells().items():
-        _judge(cell, dict(SOLUTION))
+        cell.judge_here(dict(SOLUTION))
         assert set(cell.called()) <= set(SOLUTION), gid
 
 
@@ -308,7 +298,7 @@ def test_every_cell_passes_the_solution():
 ])
 def test_cells_fail_common_mistakes_with_their_hint(gid, fname, wrong, expected):
     functions = dict(SOLUTION, **{fname: wrong})
-    assert expected in _message(_judge, GRADER.cells()[gid], functions)
+    assert expected in _message(Cell.judge_here, GRADER.cells()[gid], functions)
 
 
 @pytest.mark.parametrize("gid,fname,wrong", [
@@ -337,7 +327,7 @@ def test_hidden_tests_catch_what_the_visible_ones_miss(gid, fname, wrong):
                                           "hardcoded": hardcoded}[wrong]})
     for test in visible:
         test.judge(test.answers(functions))
-    msg = _message(_judge, cell, functions)
+    msg = _message(Cell.judge_here, cell, functions)
     for secret in ("-0.63", "-2.52", "-0.1", "-0.7", "2.1"):  # right answers of those hidden tests
         assert secret not in msg, msg
 

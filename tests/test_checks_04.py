@@ -20,6 +20,7 @@ from kpcourse.checks import _core
 from kpcourse.checks import lesson04 as checks
 from kpcourse.grading import policy
 from kpcourse.grading.commands import data_file
+from kpcourse.grading.spec import Cell
 from kpcourse.grading.trusted import load_grader
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -237,11 +238,6 @@ def _roundtrip(data):
     return json.loads(json.dumps(data, allow_nan=True))
 
 
-def _judge(cell, functions):
-    """Judge a Cell as the grader does: calls and answers go through JSON, as to and from the sandbox."""
-    cell.judge_here(functions)
-
-
 def test_feature_maps_reach_the_sandbox_by_name():
     for test in GRADER.cells()["ex2-gap-tests-values"].tests:
         for c in test.calls:
@@ -260,7 +256,7 @@ def test_every_cell_passes_the_solution():
               if c["metadata"].get("nbgrader", {}).get("grade") and not c["metadata"]["nbgrader"].get("solution")}
     assert set(cells) == graded
     for _gid, cell in cells.items():
-        _judge(cell, _with())
+        cell.judge_here(_with())
 
 
 @pytest.mark.parametrize("gid,changed,expected", [
@@ -280,7 +276,7 @@ def test_every_cell_passes_the_solution():
     ("ex5-count-tests-basic", {"count_features": make_count("float")}, "should return an int"),
 ])
 def test_cells_fail_common_mistakes_with_their_hint(gid, changed, expected):
-    assert expected in _message(_judge, GRADER.cells()[gid], _with(**changed))
+    assert expected in _message(Cell.judge_here, GRADER.cells()[gid], _with(**changed))
 
 
 @pytest.mark.parametrize("gid,changed,expected,secret", [
@@ -295,7 +291,7 @@ def test_cells_fail_common_mistakes_with_their_hint(gid, changed, expected):
      "identity_gap for a wrong map on new points", None),
 ])
 def test_hidden_tests_fail_without_showing_expected_values(gid, changed, expected, secret):
-    msg = _message(_judge, GRADER.cells()[gid], _with(**changed))
+    msg = _message(Cell.judge_here, GRADER.cells()[gid], _with(**changed))
     assert expected in msg, msg
     assert secret is None or secret not in msg, msg
 
@@ -305,7 +301,7 @@ def test_exercise_two_is_graded_without_the_students_phi():
     cells = GRADER.cells()
     for gid in ("ex2-gap-tests-values", "ex2-gap-tests-errors"):
         assert "phi" not in cells[gid].called()
-        _judge(cells[gid], _with(phi=make_phi(cross=1.0)))
+        cells[gid].judge_here(_with(phi=make_phi(cross=1.0)))
     student = dict(_cells("solution"))
     student["ex1-phi"] = ("from kpcourse.kernels import quadratic_features\n\n\n"
                           "def phi(X):\n    return quadratic_features(X)\n")

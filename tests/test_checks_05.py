@@ -21,6 +21,7 @@ from kpcourse.checks import _core
 from kpcourse.checks import lesson05 as checks
 from kpcourse.grading import policy
 from kpcourse.grading.commands import data_file
+from kpcourse.grading.spec import Cell
 from kpcourse.grading.trusted import load_grader
 from kpcourse.perceptron import KernelPerceptron
 
@@ -107,14 +108,9 @@ def test_every_autograded_cell_has_a_grader_cell():
 CELLS = GRADER.cells()
 
 
-def _judge(cell, functions):
-    """Judge a Cell as the grader does, on answers round-tripped through JSON."""
-    cell.judge_here(functions)
-
-
 @pytest.mark.parametrize("gid", sorted(CELLS))
 def test_every_cell_passes_the_solution(gid):
-    _judge(CELLS[gid], SOLUTION)
+    CELLS[gid].judge_here(SOLUTION)
 
 
 def _with(**wrong):
@@ -134,7 +130,7 @@ def test_cells_fail_common_mistakes_with_their_hint(gid, wrong, expected):
     (fname, kind), = wrong.items()
     make = {"rbf_gram": make_gram, "rbf_predict": make_predict, "choose_sigma": make_choose}[fname]
     wrong_fn = make_gram(check=False) if kind == "unchecked" else make(kind)
-    assert expected in _message(_judge, CELLS[gid], _with(**{fname: wrong_fn}))
+    assert expected in _message(Cell.judge_here, CELLS[gid], _with(**{fname: wrong_fn}))
 
 
 def test_hidden_tests_catch_what_the_visible_probes_miss():
@@ -145,14 +141,14 @@ def test_hidden_tests_catch_what_the_visible_probes_miss():
 
     run_visible = checks.rbf_gram_tests("values")
     _core.run(run_visible, rbf_gram=probe_only)
-    msg = _message(_judge, CELLS["ex1-rbf-gram-tests-values"], _with(rbf_gram=probe_only))
+    msg = _message(Cell.judge_here, CELLS["ex1-rbf-gram-tests-values"], _with(rbf_gram=probe_only))
     assert "rbf_gram on new data" in msg
 
     def choose_first(X_train, y_train, X_val, y_val, sigmas):  # right errors, wrong choice on new data
         best, errors = SOLUTION["choose_sigma"](X_train, y_train, X_val, y_val, sigmas)
         return (best if sigmas[0] == 0.003 else sigmas[-1]), errors
 
-    msg = _message(_judge, CELLS["ex3-choose-sigma-tests-choice"], _with(choose_sigma=choose_first))
+    msg = _message(Cell.judge_here, CELLS["ex3-choose-sigma-tests-choice"], _with(choose_sigma=choose_first))
     assert "choose_sigma on new data chose σ = 20" in msg
 
 
@@ -162,7 +158,7 @@ def test_hidden_messages_hide_the_expected_values():
         return (score if np.shape(X) in ((5, 3), (2, 2)) else 0.5 * score), label
 
     _core.run(checks.rbf_predict_tests("all"), rbf_predict=probe_only)
-    msg = _message(_judge, CELLS["ex2-rbf-predict-tests-score"], _with(rbf_predict=probe_only))
+    msg = _message(Cell.judge_here, CELLS["ex2-rbf-predict-tests-score"], _with(rbf_predict=probe_only))
     assert "the score of the article's example is not correct" in msg
     assert "1.9175" not in msg and "1.91750" not in msg
 

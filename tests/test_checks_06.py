@@ -19,6 +19,7 @@ import pytest
 from kpcourse.checks import _core
 from kpcourse.checks import lesson06 as checks
 from kpcourse.grading.commands import data_file
+from kpcourse.grading.spec import Cell
 from kpcourse.grading.testdata import random_separable
 from kpcourse.grading.trusted import load_grader
 
@@ -45,11 +46,6 @@ def _message(func, *args, **kwargs):
     with pytest.raises(AssertionError) as info:
         func(*args, **kwargs)
     return str(info.value)
-
-
-def _judge(cell, functions):
-    """Judge a Cell as the grader does, on answers round-tripped through JSON."""
-    cell.judge_here(functions)
 
 
 def _with(**replaced):
@@ -219,7 +215,7 @@ def test_tiled_messages_hide_the_expected_values():
     ("ex1-tiled-tests-values", make_tiled(gamma_is_sigma=True), "sigma as γ"),
 ])
 def test_tiled_cells_fail_common_mistakes_with_their_hint(cells, gid, wrong, expected):
-    assert expected in _message(_judge, cells[gid], _with(tiled_rbf_gram=wrong))
+    assert expected in _message(Cell.judge_here, cells[gid], _with(tiled_rbf_gram=wrong))
 
 
 # --------------------------------------------------------------------------- #
@@ -289,7 +285,7 @@ def test_incremental_missing_value_error_and_mutation_are_named():
     ("ex2-incremental-tests-counts", "only_current", "updated only the decision value"),
 ])
 def test_incremental_cells_fail_common_mistakes_with_their_hint(cells, gid, variant, expected):
-    assert expected in _message(_judge, cells[gid], _with(train_incremental=make_incremental(variant)))
+    assert expected in _message(Cell.judge_here, cells[gid], _with(train_incremental=make_incremental(variant)))
 
 
 # --------------------------------------------------------------------------- #
@@ -366,7 +362,7 @@ def test_storage_messages_hide_the_expected_tiles():
     ("ex3-storage-tests-tile", "whole_budget"),
 ])
 def test_storage_cells_fail_common_mistakes_with_their_hint(cells, gid, mistake):
-    msg = _message(_judge, cells[gid], _with(choose_storage=make_storage(mistake)))
+    msg = _message(Cell.judge_here, cells[gid], _with(choose_storage=make_storage(mistake)))
     assert checks._STORAGE_HINTS[mistake] in msg
 
 
@@ -382,7 +378,7 @@ def test_storage_hidden_cases_catch_what_the_visible_ones_miss(cells):
 
     for aspect in ("memory", "overflow", "tile"):
         checks.diagnose_storage(memorised, aspect=aspect)
-        msg = _message(_judge, cells[f"ex3-storage-tests-{aspect}"], _with(choose_storage=memorised))
+        msg = _message(Cell.judge_here, cells[f"ex3-storage-tests-{aspect}"], _with(choose_storage=memorised))
         assert "on new cases" in msg
 
 
@@ -392,7 +388,7 @@ def test_storage_hidden_cases_catch_what_the_visible_ones_miss(cells):
 
 def test_every_cell_passes_the_solution(cells):
     for cell in cells.values():
-        _judge(cell, FUNCTIONS)
+        cell.judge_here(FUNCTIONS)
 
 
 def test_every_exercise_forbids_the_references(cells):

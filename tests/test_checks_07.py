@@ -49,14 +49,9 @@ def _message(func, *args, **kwargs):
     return str(info.value)
 
 
-def _judge(cell, functions):
-    """Judge a Cell as the grader does, on answers round-tripped through JSON."""
-    cell.judge_here(functions)
-
-
 def _passes(cell, functions):
     try:
-        _judge(cell, functions)
+        cell.judge_here(functions)
     except AssertionError:
         return False
     return True
@@ -240,7 +235,7 @@ def test_ovr_solution_passes_visible_and_hidden():
     checks.diagnose_ovr_predict(FUNCTIONS["ovr_predict"])
     checks.diagnose_ovr_predict(make_ovr())
     for gid in ("ex1-ovr-tests", "ex1-ovr-tests-scores"):
-        _judge(CELLS[gid], FUNCTIONS)
+        CELLS[gid].judge_here(FUNCTIONS)
 
 
 def test_ovr_argmin_fails_only_the_basic_cell():
@@ -383,6 +378,6 @@ def test_hidden_tests_alone_catch_the_mistake(gid, functions):
     """A submission that special-cased the visible probes would still fail the hidden test."""
     cell = CELLS[gid]
     hidden = type(cell)(cell.exercise, cell.what, cell.tests[-1:])
-    _judge(hidden, FUNCTIONS)
+    hidden.judge_here(FUNCTIONS)
     with np.errstate(invalid="ignore"):
         assert not _passes(hidden, _with(**functions))

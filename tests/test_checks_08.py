@@ -21,6 +21,7 @@ from kpcourse.checks import _core
 from kpcourse.checks import lesson08 as checks
 from kpcourse.grading import policy
 from kpcourse.grading.commands import data_file
+from kpcourse.grading.spec import Cell
 from kpcourse.grading.testdata import random_separable
 from kpcourse.grading.trusted import load_grader
 
@@ -308,20 +309,9 @@ def test_messages_hide_the_expected_values():
 # The grader's cells: pass the solution, fail each mistake, on answers as data
 # --------------------------------------------------------------------------- #
 
-def _judge(cell, functions):
-    """Judge a Cell as the grader does, on answers round-tripped through JSON."""
-    cell.judge_here(functions)
-
-
-def test_every_test_cell_has_a_cell_in_the_grader():
-    tests = {_nbg(c)["grade_id"] for c in SOURCE.cells
-             if c.cell_type == "code" and _nbg(c).get("grade") and not _nbg(c).get("solution")}
-    assert tests == set(GRADER.cells())
-
-
 def test_every_cell_passes_the_solution():
     for gid, cell in GRADER.cells().items():
-        _judge(cell, dict(SOLUTION))
+        cell.judge_here(dict(SOLUTION))
         assert set(cell.called()) <= set(SOLUTION), gid
 
 
@@ -339,7 +329,7 @@ def test_every_cell_passes_the_solution():
 ])
 def test_cells_fail_common_mistakes_with_their_hint(gid, fname, wrong, expected):
     functions = dict(SOLUTION, **{fname: wrong})
-    assert expected in _message(_judge, GRADER.cells()[gid], functions)
+    assert expected in _message(Cell.judge_here, GRADER.cells()[gid], functions)
 
 
 def test_hidden_tests_catch_what_the_visible_ones_miss():
@@ -355,7 +345,7 @@ def test_hidden_tests_catch_what_the_visible_ones_miss():
     functions = dict(SOLUTION, averaged_dual_train=probe_only)
     for test in cell.tests[:-1]:
         test.judge(test.answers(functions))
-    msg = _message(_judge, cell, functions)
+    msg = _message(Cell.judge_here, cell, functions)
     assert "compared with explicit averaging" in msg, msg
 
     def ignores_folds_argument(X_train, y_train, sigmas, n_folds=5, seed=0):  # 4 folds when asked for 5
@@ -365,7 +355,7 @@ def test_hidden_tests_catch_what_the_visible_ones_miss():
     functions = dict(SOLUTION, choose_sigma=ignores_folds_argument)
     for test in cell.tests[:-1]:
         test.judge(test.answers(functions))
-    assert "not those of the exercise's folds" in _message(_judge, cell, functions)
+    assert "not those of the exercise's folds" in _message(Cell.judge_here, cell, functions)
 
 
 # --------------------------------------------------------------------------- #
