@@ -1,6 +1,6 @@
 # kpcourse — every target sets up .venv first when it is missing or out of date.
 #   make lab    start JupyterLab on the course
-#   make test   run every test (unit, notebooks, grading pipeline)
+#   make test   run every test (unit, grading pipeline, notebooks), with stage times
 #   make lint   ruff
 # Instructors: make release | make autograde [STUDENT=id] | make report [ASSIGNMENT=NN-slug] | make validate [NB=path.ipynb]
 SHELL := /bin/bash
@@ -23,11 +23,12 @@ NBVAL_FLAGS := --nbval --nbval-sanitize-with tests/nbval_sanitize.cfg --nbval-ce
 
 DEVICE ?=
 
-.PHONY: setup sandbox lab test test-unit test-notebooks test-browser lint release autograde report checks-data validate bench bench-mnist-full \
+.PHONY: setup sandbox lab test test-unit test-pipeline test-notebooks test-browser lint release autograde report checks-data validate bench bench-mnist-full \
 	clean help
 
 help:
 	@sed -n '1,5p' Makefile
+	@echo "Targets:"; grep -E '^[a-z][a-z-]*:' Makefile | sed 's/:.*//' | sort -u | tr '\n' ' '; echo
 
 setup: $(STAMP)
 
@@ -47,13 +48,24 @@ sandbox:
 	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap) >/dev/null; \
 	  else echo "make: the grading tests need bubblewrap (bwrap): sudo apt-get install bubblewrap" >&2; exit 1; fi; }
 
-# Every test: unit and pipeline tests, then nbval on every lecture and source notebook.
+# Every test, in three stages whose times are printed at the end (and appended to $(TIMES)):
+# unit tests, the grading pipeline (golden submissions autograded), nbval on every notebook.
+# UNIT_ENV: variables for the unit stage only (CI runs it on another BLAS kernel, one thread).
+UNIT_ENV ?=
+TIMES ?= $(CURDIR)/.test-times
+timed = s=$$(date +%s); $(2); rc=$$?; echo "$(1) $$(( $$(date +%s) - s ))" >> $(TIMES); exit $$rc
+
 test: $(STAMP) sandbox
-	$(BIN)/python -m pytest $(PYTEST_FLAGS) tests
-	$(MAKE) --no-print-directory test-notebooks
+	@$(call timed,unit,env $(UNIT_ENV) $(BIN)/python -m pytest $(PYTEST_FLAGS) tests --ignore=tests/test_pipeline.py)
+	@$(call timed,pipeline,$(BIN)/python -m pytest $(PYTEST_FLAGS) tests/test_pipeline.py)
+	@$(call timed,notebooks,$(MAKE) --no-print-directory test-notebooks)
+	@echo "stage times (s):"; tail -n 3 $(TIMES) | sed 's/^/  /'
 
 test-unit: $(STAMP)
-	$(BIN)/python -m pytest $(PYTEST_FLAGS) tests --ignore=tests/test_pipeline.py
+	env $(UNIT_ENV) $(BIN)/python -m pytest $(PYTEST_FLAGS) tests --ignore=tests/test_pipeline.py
+
+test-pipeline: $(STAMP) sandbox
+	$(BIN)/python -m pytest $(PYTEST_FLAGS) tests/test_pipeline.py
 
 test-notebooks: $(STAMP)
 	@nbs="$$(ls notebooks/*.ipynb source/*/*.ipynb 2>/dev/null)"; \

@@ -9,18 +9,15 @@ compute, and the grader's cells must pass the solution and fail the mistakes.
 
 import ast
 import importlib.util
-import json
 from pathlib import Path
 
 import nbformat
 import numpy as np
 import pytest
 
-from kpcourse.checks import _core
 from kpcourse.checks import lesson03 as checks
 from kpcourse.datasets import quiz_points, quiz_transform
 from kpcourse.grading import policy
-from kpcourse.grading.commands import data_file
 from kpcourse.grading.spec import Cell
 from kpcourse.grading.testdata import random_separable
 from kpcourse.grading.trusted import load_grader
@@ -59,12 +56,6 @@ def _message(func, *args, **kwargs):
 # --------------------------------------------------------------------------- #
 # Data and references
 # --------------------------------------------------------------------------- #
-
-def test_committed_data_is_what_the_grader_computes():
-    fresh = json.loads(json.dumps(_core.encode(GRADER.visible_data(), readable=True), allow_nan=True))
-    assert json.loads(data_file(NAME).read_text()) == fresh, (
-        "run `python -m kpcourse.grading checks-data 03-dual-form`")
-
 
 def test_the_quiz_facts():
     """The real quiz: with its own bias the dual run gives the quiz's graded weights."""

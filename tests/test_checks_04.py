@@ -19,7 +19,6 @@ from kpcourse import kernels
 from kpcourse.checks import _core
 from kpcourse.checks import lesson04 as checks
 from kpcourse.grading import policy
-from kpcourse.grading.commands import data_file
 from kpcourse.grading.spec import Cell
 from kpcourse.grading.trusted import load_grader
 
@@ -148,12 +147,6 @@ def make_count(kind="right", check=True):
 # --------------------------------------------------------------------------- #
 # Data, references and the lesson module
 # --------------------------------------------------------------------------- #
-
-def test_committed_data_is_what_the_grader_computes():
-    fresh = json.loads(json.dumps(_core.encode(GRADER.visible_data(), readable=True), allow_nan=True))
-    assert json.loads(data_file("04-kernel-trick").read_text()) == fresh, (
-        "run `python -m kpcourse.grading checks-data 04-kernel-trick`")
-
 
 def _disc(seed, n=40):
     X = np.round(np.random.default_rng(seed).uniform(-2, 2, size=(n, 2)) * 8) / 8

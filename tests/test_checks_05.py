@@ -9,7 +9,6 @@ source (never by timing); reference calls are the source policy's business (test
 """
 
 import ast
-import json
 from pathlib import Path
 
 import nbformat
@@ -20,7 +19,6 @@ from kpcourse import kernels
 from kpcourse.checks import _core
 from kpcourse.checks import lesson05 as checks
 from kpcourse.grading import policy
-from kpcourse.grading.commands import data_file
 from kpcourse.grading.spec import Cell
 from kpcourse.grading.trusted import load_grader
 from kpcourse.perceptron import KernelPerceptron
@@ -56,12 +54,6 @@ SOLUTION = _solutions()
 # --------------------------------------------------------------------------- #
 # The data and the module
 # --------------------------------------------------------------------------- #
-
-def test_committed_data_is_what_the_grader_computes():
-    fresh = json.loads(json.dumps(_core.encode(GRADER.visible_data(), readable=True), allow_nan=True))
-    assert json.loads(data_file(NAME).read_text()) == fresh, (
-        f"run `python -m kpcourse.grading checks-data {NAME}`")
-
 
 def test_grader_references_agree_with_the_package():
     rng = np.random.default_rng(0)

@@ -10,7 +10,6 @@ and fail the mistakes. The timestamp trick equals explicit averaging to 1e-12.
 
 import ast
 import importlib.util
-import json
 from pathlib import Path
 
 import nbformat
@@ -20,7 +19,6 @@ import pytest
 from kpcourse.checks import _core
 from kpcourse.checks import lesson08 as checks
 from kpcourse.grading import policy
-from kpcourse.grading.commands import data_file
 from kpcourse.grading.spec import Cell
 from kpcourse.grading.testdata import random_separable
 from kpcourse.grading.trusted import load_grader
@@ -65,12 +63,6 @@ def _message(func, *args, **kwargs):
 # --------------------------------------------------------------------------- #
 # Data and references
 # --------------------------------------------------------------------------- #
-
-def test_committed_data_is_what_the_grader_computes():
-    fresh = json.loads(json.dumps(_core.encode(GRADER.visible_data(), readable=True), allow_nan=True))
-    assert json.loads(data_file(NAME).read_text()) == fresh, (
-        "run `python -m kpcourse.grading checks-data 08-margins-and-svm`")
-
 
 def _noisy(seed, n=60):
     rng = np.random.default_rng(seed)

@@ -4,10 +4,12 @@
 - every ``Cell`` has at least one hidden test (a judge written in the grader, not only the
   visible checks, whose expected outputs students can read);
 - no source notebook keeps hidden tests inline (they would run in the student's kernel);
-- ``kpcourse/checks/data/lessonNN.json`` equals the grader's ``visible_data()``.
+- ``kpcourse/checks/data/lessonNN.json`` is the grader's ``visible_data()``: the same structure,
+  strings and integers, and floats equal to a relative ``1e-9`` (see :data:`FLOAT_RTOL`).
 """
 
 import json
+import math
 from pathlib import Path
 
 import nbformat
@@ -55,4 +57,47 @@ def test_checks_data_is_what_the_grader_computes(assignment):
         pytest.skip(f"{name}'s checks hold no computed data")
     fresh = json.loads(json.dumps(_core.encode(grader.visible_data(), readable=True), allow_nan=True))
     committed = json.loads(commands.data_file(name).read_text())
-    assert committed == fresh, f"run `make checks-data` (python -m kpcourse.grading checks-data {name})"
+    differences = data_differences(committed, fresh)
+    assert not differences, (f"{name}: the committed checks data is not what grader.py computes "
+                             f"({len(differences)} differences, first: {differences[:3]}); "
+                             f"run `make checks-data` (python -m kpcourse.grading checks-data {name})")
+
+
+#: The committed data and a fresh run apply the same formulas to the same inputs; only the
+#: order in which a BLAS or a SIMD loop adds terms differs between processors (and thread
+#: counts), which moves a float64 by a few units in its last place (relative ~1e-16 per term
+#: summed). 1e-9 leaves that room and still catches any change of formula, probe or seed.
+FLOAT_RTOL = 1e-9
+#: Floats near zero (a cancelled sum) are compared absolutely.
+FLOAT_ATOL = 1e-12
+
+
+def data_differences(committed, fresh, where="data"):
+    """Paths at which two JSON trees differ beyond float rounding (``[]`` when they agree)."""
+    if isinstance(committed, bool) or isinstance(fresh, bool) or isinstance(committed, str) or committed is None:
+        return [] if committed == fresh and type(committed) is type(fresh) else [f"{where}: {committed!r} vs {fresh!r}"]
+    if isinstance(committed, (int, float)) and isinstance(fresh, (int, float)):
+        if isinstance(committed, int) and isinstance(fresh, int):
+            return [] if committed == fresh else [f"{where}: {committed} vs {fresh}"]
+        close = math.isclose(committed, fresh, rel_tol=FLOAT_RTOL, abs_tol=FLOAT_ATOL)
+        return [] if close else [f"{where}: {committed!r} vs {fresh!r}"]
+    if isinstance(committed, list) and isinstance(fresh, list):
+        if len(committed) != len(fresh):
+            return [f"{where}: {len(committed)} items vs {len(fresh)}"]
+        pairs = enumerate(zip(committed, fresh, strict=True))
+        return [d for i, (a, b) in pairs for d in data_differences(a, b, f"{where}[{i}]")]
+    if isinstance(committed, dict) and isinstance(fresh, dict):
+        if committed.keys() != fresh.keys():
+            return [f"{where}: keys {sorted(committed.keys() ^ fresh.keys())} in one only"]
+        return [d for k in committed for d in data_differences(committed[k], fresh[k], f"{where}.{k}")]
+    return [f"{where}: {type(committed).__name__} vs {type(fresh).__name__}"]
+
+
+def test_data_differences_tolerate_rounding_only():
+    base = {"x": [1.0, 2.5, 0.0], "n": 3, "s": "a", "t": [True, None]}
+    assert data_differences(base, {"x": [1.0 + 1e-14, 2.5 * (1 + 3e-16), 1e-15], "n": 3, "s": "a",
+                                   "t": [True, None]}) == []
+    for changed in ({"x": [1.0, 2.5001, 0.0]}, {"n": 4}, {"s": "b"}, {"t": [False, None]}, {"x": [1.0, 2.5]},
+                    {"n": 3.0000001}, {"t": [1, None]}):
+        assert data_differences(base, {**base, **changed}), changed
+    assert data_differences(293206756.3308305, 293206756.3308306) == []  # the last bit, seen on another CPU

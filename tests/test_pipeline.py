@@ -34,6 +34,26 @@ and the adversarial cases (the student's cells only; every autograded cell must 
 - ``exec-reference``: reads the package's perceptron source and ``exec``-s it;
 
 plus the common mistakes and the reference-call cases of ``tests/golden/<a>.py``.
+
+Which cases go through a real autograde, and which are judged locally
+----------------------------------------------------------------------
+Through ``make autograde``'s own path (nbgrader, one sandbox and one kernel per
+submission): every generic case above, every adversarial case, and the first golden
+case of each assignment (one correct and one mistaken submission per assignment). These
+prove what only that path has: the sandbox (files, processes), the kernel (timeouts,
+restarts, exception hooks), nbgrader (locked cells put back, outputs turned into points,
+feedback, the export).
+
+Every other golden case (a common mistake, or a reference reached by import, importlib,
+getattr, exec of a file, scikit-learn) is judged by :mod:`kpcourse.grading.local`: the
+same probes, the same recording call in place of each test cell, the same source policy
+and the same judges (``trusted.verdict``), with one IPython shell running all of an
+assignment's cases one after another instead of a sandboxed kernel each. Their points
+depend only on what their functions return and on their source text, never on the
+sandbox, so they prove what they proved before: the hint, the partial credit, the
+reference refused. ``test_local_judge_agrees_with_autograde`` checks, for every
+assignment, that the local judge gives the same points as the real autograde on the
+cases graded both ways (solution, release and the first golden case).
 """
 
 from __future__ import annotations
@@ -46,12 +66,14 @@ import os
 import re
 import shutil
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import nbformat
 import pytest
 
 from kpcourse import grading
+from kpcourse.grading import local
 
 ROOT = Path(__file__).resolve().parents[1]
 GOLDEN = Path(__file__).parent / "golden"
@@ -262,20 +284,33 @@ def course(tmp_path_factory):
     shutil.move(root / "committed-release", root / "release")
 
     assignments = {name: Assignment(name, root) for name in ASSIGNMENTS}
-    expected, messages = {}, {}
+    expected, messages, local_nbs = {}, {}, {}
     for name, a in assignments.items():
         cases = generic_cases(a)
-        for case, spec in golden_cases(name).items():
+        golden = golden_cases(name)
+        for case, spec in golden.items():
             cases[case] = (a.submission(replace=spec["replace"]), spec.get("expect", {}))
             messages[(case, name)] = spec.get("message")
         for case, (nb, expect, message) in adversarial_cases(a, [str(ROOT), str(root)]).items():
             cases[case] = (nb, expect)
             messages[(case, name)] = message
         for case, (nb, expect) in cases.items():
+            expected[(case, name)] = {g: expect.get(g, pts) for g, pts in a.auto.items()}
+            if case in golden and case != next(iter(golden)):  # judged locally only
+                local_nbs.setdefault(name, {})[case] = nb
+                continue
+            if case in ("solution", "release") or case in golden:  # both ways: the local judge is checked
+                local_nbs.setdefault(name, {})[case] = nb
             folder = root / "submitted" / case / name
             folder.mkdir(parents=True)
             nbformat.write(nb, folder / f"{name}.ipynb")
-            expected[(case, name)] = {g: expect.get(g, pts) for g, pts in a.auto.items()}
+    start = time.monotonic()
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+        judged = dict(zip(local_nbs, pool.map(lambda n: local.judge(root / "source" / n, local_nbs[n], TIMEOUT),
+                                                 local_nbs), strict=True))
+    local_results = {(case, name): r for name, by_case in judged.items() for case, r in by_case.items()}
+    local_wall = time.monotonic() - start
+    print(f"\njudged {len(local_results)} golden submissions locally in {local_wall:.0f} s")
     before = {p: _digest(p) for p in (root / "submitted").rglob("*.ipynb")}
     before.update({p: _digest(p) for base in (root, ROOT) for sub in ("source", "release") for a in ASSIGNMENTS
                    for p in (base / sub / a).rglob("*") if p.is_file() and "__pycache__" not in p.parts})
@@ -289,8 +324,10 @@ def course(tmp_path_factory):
     wall = time.monotonic() - start
     print(f"\nautograded {len(results)} golden submissions in {wall:.0f} s "
           f"({60 * len(results) / wall:.1f}/min)")
+    graded = {(r["student"], r["assignment"]) for r in results}
     return {"root": root, "regenerated": regenerated, "assignments": assignments, "results": results,
-            "expected": expected, "messages": messages, "before": before, "wall": wall}
+            "expected": expected, "messages": messages, "before": before, "wall": wall,
+            "local": {k: v for k, v in local_results.items() if k not in graded}, "both": local_results}
 
 
 def _digest(path):
@@ -363,7 +400,7 @@ def test_no_hidden_test_or_solution_in_feedback(course, name):
     others = set().union(*[_secret_lines(a, g) for g in a.solutions if g != a.first])
     looped = _secret_lines(a, a.first) - others
     secret = {"release": _secret_lines(a), "edited-tests": _secret_lines(a), "loop": looped, "swallow": looped}
-    for case in {c for c, n in course["expected"] if n == name}:
+    for case in {r["student"] for r in course["results"] if r["assignment"] == name}:  # graded by nbgrader
         html = course["root"] / "feedback" / case / name / f"{name}.html"
         assert html.exists(), f"no feedback for {case}/{name}"
         text = _html_text(html.read_text())
@@ -420,22 +457,41 @@ ADVERSARIAL = ("patch-helpers", "swallow-errors", "fake-pass", "steal-solutions"
 
 @pytest.mark.parametrize("case,name", _cases())
 def test_golden_submission_grades(course, case, name):
+    expected = course["expected"][(case, name)]
+    message = course["messages"].get((case, name))
+    if (case, name) in course["local"]:  # judged by kpcourse.grading.local (module docstring)
+        judged = course["local"][(case, name)]
+        got = local.points(course["assignments"][name].source, judged["verdicts"])
+        assert got == pytest.approx(expected), f"{case}/{name} (judged locally): got {got}, expected {expected}"
+        shown = judged["text"] + "\n".join(v for v in judged["verdicts"].values() if v)
+        assert not message or message in shown, f"{case}/{name}: the visible test should say {message!r}"
+        return
     result = next(r for r in course["results"] if (r["student"], r["assignment"]) == (case, name))
     assert result["ok"], f"autograde failed for {case}/{name}"
     grades = _grades(course["root"], case, name)
-    expected = course["expected"][(case, name)]
     got = {g: grades[g][0] for g in expected}
     assert got == pytest.approx(expected), f"{case}/{name}: got {got}, expected {expected}"
     if case not in UNFILLED:  # a filled-in written answer waits for a human grader
         for g in course["assignments"][name].written:
             assert grades[g][2], f"written answer {g} must wait for a human grader"
-    message = course["messages"].get((case, name))
     if message:
         out = _outputs(course["root"] / "autograded" / case / name / f"{name}.ipynb")
         assert message in out, f"{case}/{name}: the visible test should say {message!r}"
 
 
 UNFILLED = {"release", "edited-tests", "first-cell-raises"}  # written answers left blank
+
+
+@pytest.mark.parametrize("name", ASSIGNMENTS)
+def test_local_judge_agrees_with_autograde(course, name):
+    """The cases graded both ways get the same points from the local judge as from nbgrader."""
+    a = course["assignments"][name]
+    both = [case for (case, n) in course["both"] if n == name and (case, n) not in course["local"]]
+    assert {"solution", "release"} <= set(both), both
+    for case in both:
+        local_points = local.points(a.source, course["both"][(case, name)]["verdicts"])
+        graded = {g: v[0] for g, v in _grades(course["root"], case, name).items() if g in a.auto}
+        assert local_points == pytest.approx(graded), f"{case}/{name}: local {local_points}, autograde {graded}"
 
 
 def test_every_submission_was_isolated(course):

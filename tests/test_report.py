@@ -89,12 +89,12 @@ def test_student_filter_grades_only_that_student(tmp_path, monkeypatch):
     assert commands._submissions(tmp_path, ["bob"]) == [("bob", A)]
     graded, nbgrader = [], []
 
-    def grade_one(root, student, assignment, workdir, env):
-        graded.append(student)
-        return {"student": student, "assignment": assignment, "ok": False, "seconds": 0.1, "log": "",
-                "dir": Path(workdir), "isolated": True}
+    def grade_batch(root, pairs, workdir, env):
+        graded.extend(student for student, _ in pairs)
+        return [{"student": student, "assignment": assignment, "ok": False, "seconds": 0.1, "log": "",
+                 "dir": Path(workdir), "isolated": True} for student, assignment in pairs]
 
-    monkeypatch.setattr(commands, "_grade_one", grade_one)
+    monkeypatch.setattr(commands, "_grade_batch", grade_batch)
     monkeypatch.setattr(commands, "_ensure_in_gradebook", lambda root, names: None)
     monkeypatch.setattr(commands, "_nbgrader", lambda args, root, **kw: nbgrader.append(args))
     results = commands.autograde(tmp_path, jobs=2, students=["bob"], export=None, log=lambda *a: None,
@@ -103,6 +103,16 @@ def test_student_filter_grades_only_that_student(tmp_path, monkeypatch):
     assert nbgrader == [["generate_feedback", A, "--student", "bob", "--force"]]  # theirs only
     with pytest.raises(SystemExit, match="no submission of zoe"):
         commands.autograde(tmp_path, students=["bob", "zoe"], log=lambda *a: None, progress=False)
+
+
+def test_batches_keep_one_assignment_and_every_submission():
+    subs = [(f"s{i:02d}", a) for a in ("01-a", "02-b") for i in range(15)]
+    batches = commands._batches(subs, jobs=2)
+    assert sorted(p for b in batches for p in b) == sorted(subs)  # each once
+    assert all(len({a for _, a in b}) == 1 for b in batches)  # one assignment per nbgrader process
+    assert max(map(len, batches)) == commands.BATCH and len(batches) == 8
+    assert [len(b) for b in commands._batches(subs[:3], jobs=2)] == [1, 1, 1]  # a few: one each
+    assert commands._batches([("bob", "01-a")], jobs=4) == [[("bob", "01-a")]]
 
 
 def test_cli_passes_student_to_autograde(monkeypatch):

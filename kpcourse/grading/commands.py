@@ -1,9 +1,10 @@
 """The instructor's commands: release, autograde (in parallel, sandboxed), validate.
 
 - :func:`release`: regenerate ``release/`` from ``source/`` (grader files never go there);
-- :func:`autograde`: one nbgrader process per submission in a private course
-  directory, ``jobs`` at a time; each runs :class:`kpcourse.grading.trusted.TrustedExecute`
-  (the submission's code in a sandbox, points decided in the grader); only the parent
+- :func:`autograde`: one nbgrader process per small batch of submissions of one
+  assignment (:data:`BATCH`), each in a private course directory, ``jobs`` at a time;
+  each submission runs :class:`kpcourse.grading.trusted.TrustedExecute` (its code in a
+  sandbox and kernel of its own, points decided in the grader); only the parent
   writes the course gradebook, one submission after another; ``grades.csv`` gets an
   ``isolated`` column and a run that was not isolated is reported loudly; a
   :class:`Progress` line on stderr counts the submissions done, the rate and the ETA;
@@ -19,6 +20,7 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import math
 import os
 import shutil
 import subprocess
@@ -145,23 +147,61 @@ class Progress:
             self.stream.flush()
 
 
-def _grade_one(root, student, assignment, workdir, env):
-    """Autograde one submission in a private course directory (its own gradebook)."""
+#: At most this many submissions share one nbgrader process (each keeps its own sandbox and kernel).
+BATCH = 4
+
+
+def _batches(subs, jobs):
+    """Split ``(student, assignment)`` pairs into batches of one assignment for one nbgrader process each.
+
+    Starting nbgrader costs seconds per process; a batch shares that cost. Batches stay
+    small (at most :data:`BATCH`, and about four per worker) so that the progress line
+    moves and the workers finish together.
+    """
+    size = max(1, min(BATCH, math.ceil(len(subs) / (4 * max(1, jobs)))))
+    by_assignment = {}
+    for s, a in subs:
+        by_assignment.setdefault(a, []).append((s, a))
+    return [group[i:i + size] for group in by_assignment.values() for i in range(0, len(group), size)]
+
+
+def _grade_batch(root, pairs, workdir, env):
+    """Autograde submissions of one assignment in a private course directory (its own gradebook).
+
+    Each submission still runs in its own sandbox and kernel; only the nbgrader process is
+    shared. Returns one result per submission: ``ok`` when its autograded folder and its
+    grading summary exist (nbgrader removes the folder of a submission it could not grade,
+    and goes on with the others); ``seconds`` is that submission's grading time plus its
+    share of the process's start-up.
+    """
     root, t = Path(root), Path(workdir)
+    assignment = pairs[0][1]
     shutil.copy2(root / "nbgrader_config.py", t / "nbgrader_config.py")
     shutil.copytree(root / "source" / assignment, t / "source" / assignment)
-    shutil.copytree(root / "submitted" / student / assignment, t / "submitted" / student / assignment)
+    for student, _ in pairs:
+        shutil.copytree(root / "submitted" / student / assignment, t / "submitted" / student / assignment)
     shutil.copy2(root / "gradebook.db", t / "gradebook.db")
     start = time.monotonic()
-    proc = _nbgrader(["autograde", assignment, "--student", student, "--force"], t, env=env, check=False)
-    graded = t / "autograded" / student / assignment
-    ok = proc.returncode == 0 and graded.is_dir()
-    summary = {}
-    if (graded / SUMMARY).is_file():
-        summary = json.loads((graded / SUMMARY).read_text())
-    return {"student": student, "assignment": assignment, "ok": ok, "seconds": time.monotonic() - start,
-            "log": (proc.stdout + proc.stderr)[-4000:], "dir": t, "isolated": summary.get("isolated", False),
-            "why_not_isolated": summary.get("why_not_isolated", "no grading summary")}
+    args = ["autograde", assignment, "--force"]
+    if len(pairs) == 1:
+        args += ["--student", pairs[0][0]]
+    proc = _nbgrader(args, t, env=env, check=False)
+    wall = time.monotonic() - start
+    summaries = {}
+    for student, _ in pairs:
+        path = t / "autograded" / student / assignment / SUMMARY
+        summaries[student] = json.loads(path.read_text()) if path.is_file() else None
+    inside = sum(s.get("seconds", 0) for s in summaries.values() if s)
+    share = max(0.0, wall - inside) / len(pairs)
+    results = []
+    for student, _ in pairs:
+        summary = summaries[student] or {}
+        results.append({"student": student, "assignment": assignment, "ok": bool(summaries[student]),
+                        "seconds": (summary.get("seconds", 0) + share) if summary else wall,
+                        "log": (proc.stdout + proc.stderr)[-4000:], "dir": t,
+                        "isolated": summary.get("isolated", False),
+                        "why_not_isolated": summary.get("why_not_isolated", "no grading summary")})
+    return results
 
 
 def _merge(src_db, dst_db, assignment, student):
@@ -230,33 +270,35 @@ def autograde(root, jobs=None, *, students=None, feedback=True, export="grades.c
     results = []
     start = time.monotonic()
     bar = Progress(len(subs)) if progress else None
+    batches = _batches(subs, jobs)
     with tempfile.TemporaryDirectory(prefix="kpcourse-grade-") as tmp:
         dirs = []
-        for i, _ in enumerate(subs):
+        for i, _ in enumerate(batches):
             dirs.append(Path(tmp) / f"job{i}")
             dirs[-1].mkdir()
         with ThreadPoolExecutor(max_workers=jobs) as pool:
-            futures = [pool.submit(_grade_one, root, s, a, d, env)
-                       for (s, a), d in zip(subs, dirs, strict=True)]
+            futures = [pool.submit(_grade_batch, root, pairs, d, env)
+                       for pairs, d in zip(batches, dirs, strict=True)]
             for fut in as_completed(futures):  # the parent alone writes the course gradebook
-                r = fut.result()
-                if r["ok"]:
-                    _merge(r["dir"] / "gradebook.db", root / "gradebook.db", r["assignment"], r["student"])
-                    dest = root / "autograded" / r["student"] / r["assignment"]
-                    if dest.exists():
-                        shutil.rmtree(dest)
-                    shutil.copytree(r["dir"] / "autograded" / r["student"] / r["assignment"], dest)
-                    _record_wall(dest / SUMMARY, r["seconds"])
-                shutil.rmtree(r["dir"], ignore_errors=True)
-                if bar:
-                    bar.clear()
-                log(f"{'graded' if r['ok'] else 'FAILED'} {r['student']}/{r['assignment']} "
-                    f"in {r['seconds']:.1f} s" + ("" if r["isolated"] else "  ** NOT ISOLATED **"))
-                if not r["ok"]:
-                    log(r["log"])
-                if bar:
-                    bar.step(f"{r['student']}/{r['assignment']}")
-                results.append({k: r[k] for k in ("student", "assignment", "ok", "seconds", "isolated")})
+                batch = fut.result()
+                for r in batch:
+                    if r["ok"]:
+                        _merge(r["dir"] / "gradebook.db", root / "gradebook.db", r["assignment"], r["student"])
+                        dest = root / "autograded" / r["student"] / r["assignment"]
+                        if dest.exists():
+                            shutil.rmtree(dest)
+                        shutil.copytree(r["dir"] / "autograded" / r["student"] / r["assignment"], dest)
+                        _record_wall(dest / SUMMARY, r["seconds"])
+                    if bar:
+                        bar.clear()
+                    log(f"{'graded' if r['ok'] else 'FAILED'} {r['student']}/{r['assignment']} "
+                        f"in {r['seconds']:.1f} s" + ("" if r["isolated"] else "  ** NOT ISOLATED **"))
+                    if not r["ok"]:
+                        log(r["log"])
+                    if bar:
+                        bar.step(f"{r['student']}/{r['assignment']}")
+                    results.append({k: r[k] for k in ("student", "assignment", "ok", "seconds", "isolated")})
+                shutil.rmtree(batch[0]["dir"], ignore_errors=True)
     results.sort(key=lambda r: (r["student"], r["assignment"]))
     wall = time.monotonic() - start
     log(f"autograded {len(subs)} submission(s) with {jobs} job(s) in {wall:.1f} s ({_clock(wall)}), "

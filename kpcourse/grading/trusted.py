@@ -42,7 +42,7 @@ from kpcourse.checks import _core
 from kpcourse.grading import policy, sandbox
 from kpcourse.grading.spec import DEFAULT_FORBIDDEN, GRADER_FILE, SUMMARY
 
-__all__ = ["TrustedExecute", "load_grader", "SUMMARY"]
+__all__ = ["TrustedExecute", "load_grader", "program_of", "prepare_workdir", "verdict", "SUMMARY"]
 
 PASSED = "All tests passed: the visible tests and the hidden ones.\n"
 _SNIPPET = ("# Grading: this cell only records what your functions return; the grader judges it.\n"
@@ -86,13 +86,8 @@ class TrustedExecute(NbGraderPreprocessor):
         assignment, notebook = info.get("assignment"), info.get("notebook")
         root = Path(self.course_root or self.config.get("CourseDirectory", {}).get("root") or Path.cwd())
         source_dir = root / "source" / assignment
-        grader = load_grader(source_dir / GRADER_FILE)
-        cells = grader.cells()
-        forbidden = tuple(getattr(grader, "FORBIDDEN", DEFAULT_FORBIDDEN))
-        source_nb = nbformat.read(source_dir / f"{notebook}.ipynb", as_version=4)
+        cells, forbidden, locked, tests = grading_context(source_dir, notebook)
         # nbgrader has already put back the source's version of every locked cell (by grade_id)
-        locked = {_nbg(c)["grade_id"] for c in source_nb.cells if _nbg(c).get("locked") and _nbg(c).get("grade_id")}
-        tests = {_nbg(c)["grade_id"] for c in source_nb.cells if is_test_cell(c)}
         for c in nb.cells:
             if is_test_cell(c) and _nbg(c).get("grade_id") not in tests:  # not a test cell of this assignment
                 c.metadata["nbgrader"].update(grade=False, locked=False)
@@ -102,12 +97,7 @@ class TrustedExecute(NbGraderPreprocessor):
         if missing:
             raise KeyError(f"{source_dir / GRADER_FILE} has no Cell for the test cells {missing}")
 
-        def is_locked(c):
-            return _nbg(c).get("grade_id") in locked
-
-        program = policy.Program(
-            [c.source for c in nb.cells if c.cell_type == "code" and not is_locked(c)],
-            [c.source for c in nb.cells if c.cell_type == "code" and is_locked(c) and not is_test_cell(c)])
+        program = program_of(nb, locked)
 
         workdir = Path(tempfile.mkdtemp(prefix="kpcourse-sandbox-"))
         try:
@@ -118,8 +108,8 @@ class TrustedExecute(NbGraderPreprocessor):
                     continue
                 if is_test_cell(cell):
                     gid = _nbg(cell)["grade_id"]
-                    problem = self._verdict(cells[gid], program, forbidden, workdir / "answers" / f"{gid}.json",
-                                            result["outputs"].get(index, []))
+                    problem = verdict(cells[gid], program, forbidden, workdir / "answers" / f"{gid}.json",
+                                      result["outputs"].get(index, []), log=self.log)
                     verdicts[gid] = problem
                     cell.outputs = [_passed()] if problem is None else [_failed(problem)]
                 else:
@@ -144,23 +134,7 @@ class TrustedExecute(NbGraderPreprocessor):
     # ------------------------------------------------------------------ steps
     def _run(self, nb, cells, workdir, source_dir):
         """Run the notebook (test cells replaced by answer calls) in the sandbox."""
-        (workdir / "in").mkdir()
-        (workdir / "run").mkdir()
-        (workdir / "answers").mkdir()
-        probes = {gid: {"tests": [{"calls": [c.to_data() for c in t.calls], "time_limit": t.time_limit}
-                                  for t in cell.tests]} for gid, cell in cells.items()}
-        (workdir / "in" / "probes.json").write_text(json.dumps(probes, allow_nan=True))
-        run_nb = copy.deepcopy(nb)
-        for cell in run_nb.cells:
-            if is_test_cell(cell):
-                cell.source = _SNIPPET.format(gid=_nbg(cell)["grade_id"])
-            if cell.cell_type == "code":
-                cell.outputs = []
-        nbformat.write(run_nb, workdir / "in" / "notebook.ipynb")
-        # the files released with the assignment (from source/, never files a student added)
-        for f in sorted(source_dir.iterdir()):
-            if f.is_file() and f.suffix not in (".ipynb", ".pyc") and f.name not in (GRADER_FILE, SUMMARY):
-                shutil.copy2(f, workdir / "run" / f.name)
+        prepare_workdir(workdir, nb, cells, source_dir)
         n_code = sum(c.cell_type == "code" for c in nb.cells)
         result = sandbox.run_notebook("notebook.ipynb", workdir, self.timeout,
                                       budget=self.timeout * (n_code + 4) + 60)
@@ -189,42 +163,116 @@ class TrustedExecute(NbGraderPreprocessor):
             self.log.error("the sandbox failed (%s):\n%s", result["returncode"], result["log"][-3000:])
         return result
 
-    def _verdict(self, cell, program, forbidden, answers_path, ran):
-        """``None`` when the cell passes, else the message (never an expected value)."""
-        names = cell.called()
-        problems = program.verdict(names, cell.forbidden or forbidden, cell.allow, cell.what)
-        if problems:
-            return _core_message(cell.exercise, problems)
-        if cell.loop_free:
-            loops = program.loops(cell.loop_free)
-            if loops:
-                return _core_message(cell.exercise, [
-                    f"{', '.join(loops)} uses a Python loop (for, while or a comprehension); this exercise "
-                    "asks for whole-array NumPy operations"])
-        if not answers_path.is_file():
-            errors = [f"{o.get('ename')}: {str(o.get('evalue'))[:200]}" for o in ran if o.get("output_type") == "error"]
-            return (f"no answer from your code for this test: the cell before it may have timed out or the "
-                    f"kernel stopped ({', '.join(names)} could not be called)" +
-                    (f"; the kernel said {errors[0]}" if errors else ""))
+
+def grading_context(source_dir, notebook):
+    """What grading one notebook of ``source_dir`` needs from the instructor's side.
+
+    Returns
+    -------
+    cells : dict
+        ``{grade_id: Cell}`` from the grader file.
+    forbidden : tuple of str
+        The grader file's ``FORBIDDEN`` (default :data:`DEFAULT_FORBIDDEN`).
+    locked : set of str
+        grade_ids of the source notebook's locked cells.
+    tests : set of str
+        grade_ids of its autograded test cells.
+    """
+    source_dir = Path(source_dir)
+    grader = load_grader(source_dir / GRADER_FILE)
+    source_nb = nbformat.read(source_dir / f"{notebook}.ipynb", as_version=4)
+    locked = {_nbg(c)["grade_id"] for c in source_nb.cells if _nbg(c).get("locked") and _nbg(c).get("grade_id")}
+    tests = {_nbg(c)["grade_id"] for c in source_nb.cells if is_test_cell(c)}
+    return grader.cells(), tuple(getattr(grader, "FORBIDDEN", DEFAULT_FORBIDDEN)), locked, tests
+
+
+def program_of(nb, locked):
+    """The submission's code cells as :class:`policy.Program` (``locked``: grade_ids of locked cells)."""
+    def is_locked(c):
+        return _nbg(c).get("grade_id") in locked
+
+    return policy.Program(
+        [c.source for c in nb.cells if c.cell_type == "code" and not is_locked(c)],
+        [c.source for c in nb.cells if c.cell_type == "code" and is_locked(c) and not is_test_cell(c)])
+
+
+def prepare_workdir(workdir, nb, cells, source_dir):
+    """Lay out what a run needs: ``in/notebook.ipynb`` (test cells replaced by recording calls),
+    ``in/probes.json`` (every test's calls), an empty ``answers/`` and ``run/`` holding the files
+    released with the assignment (from ``source_dir``, never files a student added).
+    """
+    workdir = Path(workdir)
+    (workdir / "in").mkdir()
+    (workdir / "run").mkdir()
+    (workdir / "answers").mkdir()
+    probes = {gid: {"tests": [{"calls": [c.to_data() for c in t.calls], "time_limit": t.time_limit}
+                              for t in cell.tests]} for gid, cell in cells.items()}
+    (workdir / "in" / "probes.json").write_text(json.dumps(probes, allow_nan=True))
+    run_nb = copy.deepcopy(nb)
+    for cell in run_nb.cells:
+        if is_test_cell(cell):
+            cell.source = _SNIPPET.format(gid=_nbg(cell)["grade_id"])
+        if cell.cell_type == "code":
+            cell.outputs = []
+    nbformat.write(run_nb, workdir / "in" / "notebook.ipynb")
+    for f in sorted(Path(source_dir).iterdir()):
+        if f.is_file() and f.suffix not in (".ipynb", ".pyc") and f.name not in (GRADER_FILE, SUMMARY):
+            shutil.copy2(f, workdir / "run" / f.name)
+
+
+def verdict(cell, program, forbidden, answers_path, ran, log=None):
+    """``None`` when the test cell passes, else the message the student reads (never an expected value).
+
+    Parameters
+    ----------
+    cell : kpcourse.grading.spec.Cell
+        The grader's declaration of the test cell.
+    program : kpcourse.grading.policy.Program
+        The submission's code cells, parsed (:func:`program_of`).
+    forbidden : tuple of str
+        The grader file's forbidden prefixes (a cell's own ``forbidden`` wins).
+    answers_path : pathlib.Path
+        ``answers/<grade_id>.json`` as :func:`kpcourse.checks._core.produce` wrote it: read as data.
+    ran : list of dict
+        The outputs of the test cell's recording call (for "the kernel said ...").
+    log : logging.Logger, optional
+        Where a judge that could not read an answer is reported.
+    """
+    names = cell.called()
+    problems = program.verdict(names, cell.forbidden or forbidden, cell.allow, cell.what)
+    if problems:
+        return _core_message(cell.exercise, problems)
+    if cell.loop_free:
+        loops = program.loops(cell.loop_free)
+        if loops:
+            return _core_message(cell.exercise, [
+                f"{', '.join(loops)} uses a Python loop (for, while or a comprehension); this exercise "
+                "asks for whole-array NumPy operations"])
+    if not answers_path.is_file():
+        errors = [f"{o.get('ename')}: {str(o.get('evalue'))[:200]}" for o in ran if o.get("output_type") == "error"]
+        return (f"no answer from your code for this test: the cell before it may have timed out or the "
+                f"kernel stopped ({', '.join(names)} could not be called)" +
+                (f"; the kernel said {errors[0]}" if errors else ""))
+    try:
+        if answers_path.stat().st_size > _core.MAX_ANSWER_BYTES:
+            raise ValueError("answer too large")
+        raw = json.loads(answers_path.read_text())
+    except (ValueError, OSError, RecursionError):
+        return "your functions' answers could not be read (too large or not plain data)"
+    for i, test in enumerate(cell.tests):
+        got = raw[i] if isinstance(raw, list) and i < len(raw) and isinstance(raw[i], list) else []
+        answers = [_core.Answer.from_data(c, got[j]) if j < len(got)
+                   else _core.Answer(c, error="NoAnswer", message="it did not finish in time")
+                   for j, c in enumerate(test.calls)]
         try:
-            if answers_path.stat().st_size > _core.MAX_ANSWER_BYTES:
-                raise ValueError("answer too large")
-            raw = json.loads(answers_path.read_text())
-        except (ValueError, OSError, RecursionError):
-            return "your functions' answers could not be read (too large or not plain data)"
-        for i, test in enumerate(cell.tests):
-            got = raw[i] if isinstance(raw, list) and i < len(raw) and isinstance(raw[i], list) else []
-            answers = [_core.Answer.from_data(c, got[j]) if j < len(got)
-                       else _core.Answer(c, error="NoAnswer", message="it did not finish in time")
-                       for j, c in enumerate(test.calls)]
-            try:
-                test.judge(answers)
-            except AssertionError as exc:
-                return str(exc) or "a test failed"
-            except Exception as exc:  # noqa: BLE001 - an answer the judge could not read
-                self.log.error("judge of %s failed on an answer: %r", cell.exercise, exc)
-                return f"an answer of yours could not be checked ({type(exc).__name__}): check its type and shape"
-        return None
+            test.judge(answers)
+        except AssertionError as exc:
+            return str(exc) or "a test failed"
+        except Exception as exc:  # noqa: BLE001 - an answer the judge could not read
+            if log is not None:
+                log.error("judge of %s failed on an answer: %r", cell.exercise, exc)
+            return f"an answer of yours could not be checked ({type(exc).__name__}): check its type and shape"
+    return None
 
 
 def _restored(submitted_path, nb, locked):
