@@ -1,0 +1,118 @@
+"""A lecture's text is short enough to read in one sitting, and speaks to the student only.
+
+For every ``notebooks/*.ipynb`` (the start page, the lectures and their appendices):
+
+* **Word limit** (not for ``*-appendix.ipynb``, which hold a lesson's optional depth): the
+  markdown cells hold at most ``MAX_WORDS`` words. A word is counted like this: from each
+  markdown cell's source remove fenced code blocks, inline code spans, LaTeX (``$...$`` and
+  ``$$...$$``) and HTML tags (so the hidden number tags in ``<span title="...">`` do not count,
+  the text between the tags does), unescape HTML entities, split on white space, and count the
+  tokens that hold at least one letter or digit (a lone ``—`` or ``|`` is no word). At about
+  150 words a minute, the limit is under half an hour of reading.
+* **No maintainer talk**: none of ``MAINTAINER_WORDS`` (case-insensitive) appears in the
+  markdown a student sees: anything but the title attribute of a ``<span title="...">`` tag,
+  where ``results:`` and ``fact:`` tags name their sources. Fenced and inline code count: a
+  student reads them too.
+
+The test is parametrized by notebook, so each lesson fails on its own; the counting and the
+search are unit-tested below on synthetic text.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
+MAX_WORDS = 4000
+MAINTAINER_WORDS = {
+    "nbval": re.compile(r"nbval", re.I),
+    "RESULTS.md": re.compile(r"RESULTS\.md", re.I),
+    "pytest": re.compile(r"pytest", re.I),
+    "tests/": re.compile(r"(?<![\w-])tests/", re.I),
+    ".ci": re.compile(r"(?<![\w])\.ci\b", re.I),
+    "make test": re.compile(r"make\s+test", re.I),
+}
+
+FENCED = re.compile(r"^(```|~~~).*?^\1[^\n]*$", re.S | re.M)
+INLINE_CODE = re.compile(r"(`+)(?:(?!\1).)+?\1", re.S)
+DISPLAY_MATH = re.compile(r"\$\$.+?\$\$", re.S)
+INLINE_MATH = re.compile(r"(?<!\\)\$(?:\\.|[^$\\])+?\$", re.S)
+HTML_TAG = re.compile(r"<[^>]*>")
+SPAN_TITLE = re.compile(r'(<span\s+title=)"[^"]*"', re.I)
+
+
+def _text(source):
+    return "".join(source) if isinstance(source, list) else source
+
+
+def _markdown(nb):
+    """(cell index, source) of every markdown cell."""
+    return [(i, _text(c["source"])) for i, c in enumerate(nb["cells"]) if c["cell_type"] == "markdown"]
+
+
+def count_words(markdown):
+    """Words of one markdown text, counted as the module docstring says."""
+    text = FENCED.sub(" ", markdown)
+    text = INLINE_CODE.sub(" ", text)
+    text = DISPLAY_MATH.sub(" ", text)
+    text = INLINE_MATH.sub(" ", text)
+    text = html.unescape(HTML_TAG.sub(" ", text))
+    return sum(1 for token in text.split() if re.search(r"\w", token))
+
+
+def maintainer_words(markdown):
+    """The maintainer words found in a markdown text, outside span title attributes."""
+    visible = SPAN_TITLE.sub(r'\1""', markdown)
+    return [word for word, pattern in MAINTAINER_WORDS.items() if pattern.search(visible)]
+
+
+def _load(path):
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("path", [p for p in NOTEBOOKS if not p.stem.endswith("-appendix")],
+                         ids=lambda p: p.stem)
+def test_lecture_text_is_at_most_the_word_limit(path):
+    words = sum(count_words(source) for _, source in _markdown(_load(path)))
+    assert words <= MAX_WORDS, (f"{path.name}: {words} words of markdown, more than {MAX_WORDS}; "
+                                f"move optional depth into notebooks/{path.stem}-appendix.ipynb")
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_no_maintainer_words_in_what_a_student_reads(path):
+    found = [f"cell {i}: {word!r}" for i, source in _markdown(_load(path))
+             for word in maintainer_words(source)]
+    assert not found, f"{path.name} speaks to maintainers:\n" + "\n".join(found)
+
+
+def test_there_are_notebooks_to_check():
+    assert any(p.stem.startswith("00-") for p in NOTEBOOKS), "no start page notebooks/00-*.ipynb"
+    assert len(NOTEBOOKS) >= 9
+
+
+# --------------------------------------------------------------------------- #
+# The counting and the search, on synthetic text
+# --------------------------------------------------------------------------- #
+
+def test_count_words_leaves_out_code_latex_tags_and_punctuation():
+    md = ("## A title — here\n\nThe kernel $k(x, z) = x \\cdot z$ is `kernels.linear`; it took "
+          '<span title="out:timing">3.37 s</span> &amp; more.\n\n$$K_{ij} = k(x_i, x_j)$$\n\n'
+          "```python\nprint('many words in a fenced block')\n```\n| a | b |\n")
+    # "A title here" / "The kernel is it took" / "3.37 s" / "more." / "a b"
+    assert count_words(md) == 3 + 5 + 2 + 1 + 2
+
+
+def test_maintainer_words_are_found_outside_span_titles_only():
+    assert maintainer_words('<span title="results:3. Against SVC">45×</span> faster') == []
+    assert maintainer_words('<span title="fact:pytest tests/ nbval">1 %</span>') == []
+    md = ("Run `pytest tests/test_gram.py` (or make test), compare with RESULTS.md, nbval, "
+          "see .ci/run.")
+    assert maintainer_words(md) == list(MAINTAINER_WORDS)
+    assert maintainer_words("the visible and hidden tests, e.g. citation, make tests") == \
+        ["make test"]
