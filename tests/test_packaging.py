@@ -107,3 +107,19 @@ def test_students_package_holds_no_grader_file():
     for lesson in (ROOT / "kpcourse" / "checks").glob("lesson*.py"):
         text = lesson.read_text()
         assert "kpcourse.perceptron" not in text and "from kpcourse import perceptron" not in text, lesson
+
+
+def test_nbformat_builds_no_parser_at_import():
+    """jsonschema 4.24+ imports rfc3987-syntax, which builds a grammar at import time: 2.3 s in
+    every process that imports nbformat (each nbgrader command, each grading sandbox).
+    constraints.txt pins jsonschema 4.23, which does not import it."""
+    code = "import sys, nbformat; assert 'rfc3987_syntax' not in sys.modules, 'rfc3987_syntax imported'"
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_grading_sandbox_executor_imports_no_nbgrader():
+    """What runs in every sandbox (kpcourse.grading.inside) imports neither nbgrader nor nbconvert."""
+    code = ("import sys, kpcourse.grading.inside, kpcourse.grading.executor\n"
+            "bad = [m for m in ('nbgrader', 'nbconvert') if m in sys.modules]\n"
+            "assert not bad, bad")
+    subprocess.run([sys.executable, "-c", code], check=True)

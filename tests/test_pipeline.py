@@ -81,6 +81,9 @@ GOLDEN = Path(__file__).parent / "golden"
 _ONLY = os.environ.get("KPCOURSE_ASSIGNMENTS", "").split()
 ASSIGNMENTS = [a for a in grading.assignments(ROOT) if not _ONLY or a in _ONLY]
 TIMEOUT = 15  # per-cell limit while grading the golden submissions (s)
+# Three autograde jobs on two cores: a job's core is idle part of the time (sandbox and kernel
+# start, loops waiting for their timeout); more jobs than that slow honest cells towards their limits.
+JOBS = int(os.environ.get("KPCOURSE_PIPELINE_JOBS", (os.cpu_count() or 1) * 3 // 2))
 
 def nbg(cell):
     return cell.metadata.get("nbgrader", {})
@@ -277,11 +280,14 @@ def course(tmp_path_factory):
             shutil.copytree(ROOT / name / a, root / name / a)
     shutil.copy2(ROOT / "nbgrader_config.py", root / "nbgrader_config.py")
     regenerated = root / "regenerated"
-    # 1. regenerate the release where the committed one can be compared
-    shutil.move(root / "release", root / "committed-release")
-    grading.release(root)
-    shutil.move(root / "release", regenerated)
-    shutil.move(root / "committed-release", root / "release")
+    # 1. regenerate the release where the committed one can be compared (one nbgrader process
+    #    at a time, beside the local judging below)
+    (root / "fresh").mkdir()
+    shutil.copy2(ROOT / "nbgrader_config.py", root / "fresh" / "nbgrader_config.py")
+    for a in ASSIGNMENTS:
+        shutil.copytree(ROOT / "source" / a, root / "fresh" / "source" / a)
+    beside = ThreadPoolExecutor(max_workers=1)
+    released = beside.submit(grading.release, root / "fresh")
 
     assignments = {name: Assignment(name, root) for name in ASSIGNMENTS}
     expected, messages, local_nbs = {}, {}, {}
@@ -304,13 +310,21 @@ def course(tmp_path_factory):
             folder = root / "submitted" / case / name
             folder.mkdir(parents=True)
             nbformat.write(nb, folder / f"{name}.ipynb")
+    # The cases judged locally first, an assignment per core (one shell each), then the autograde.
     start = time.monotonic()
     with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
         judged = dict(zip(local_nbs, pool.map(lambda n: local.judge(root / "source" / n, local_nbs[n], TIMEOUT),
                                                  local_nbs), strict=True))
     local_results = {(case, name): r for name, by_case in judged.items() for case, r in by_case.items()}
-    local_wall = time.monotonic() - start
-    print(f"\njudged {len(local_results)} golden submissions locally in {local_wall:.0f} s")
+    slowest = max((s, case, name, i) for (case, name), r in local_results.items() if case == "solution"
+                  for i, s in r["seconds"].items())
+    print(f"judged {len(local_results)} golden submissions locally in {time.monotonic() - start:.0f} s "
+          f"(slowest cell of a solution: {slowest[0]:.1f} s, {slowest[2]} cell {slowest[3]})")
+    released.result()
+    beside.shutdown()
+    shutil.move(root / "fresh" / "release", regenerated)
+    shutil.copy2(root / "fresh" / "gradebook.db", root / "gradebook.db")  # the assignments, as released
+    print(f"regenerated the release of {len(ASSIGNMENTS)} assignments beside it")
     before = {p: _digest(p) for p in (root / "submitted").rglob("*.ipynb")}
     before.update({p: _digest(p) for base in (root, ROOT) for sub in ("source", "release") for a in ASSIGNMENTS
                    for p in (base / sub / a).rglob("*") if p.is_file() and "__pycache__" not in p.parts})
@@ -318,7 +332,7 @@ def course(tmp_path_factory):
     os.environ.setdefault("KPCOURSE_ISOLATION", "require")  # adversarial cases need the sandbox
     start = time.monotonic()
     try:
-        results = grading.autograde(root, jobs=os.cpu_count(), log=lambda *a: None)
+        results = grading.autograde(root, jobs=JOBS, log=lambda *a: None)
     finally:
         os.environ.pop("KPCOURSE_CELL_TIMEOUT", None)
     wall = time.monotonic() - start

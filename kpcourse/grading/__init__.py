@@ -4,15 +4,17 @@ Used by ``make release``, ``make autograde``, ``make report`` and ``make validat
 ``nbgrader_config.py``; importing :mod:`kpcourse` does not import this package, and
 this package loads nbgrader only for the parts that need it.
 
-- :mod:`.commands`: ``release``, ``autograde`` (one nbgrader process per submission, in
-  parallel, with a progress line), ``validate``, the command line ``python -m kpcourse.grading``;
+- :mod:`.commands`: ``release``, ``autograde`` (one nbgrader process per small batch of
+  submissions, in parallel, with a progress line), ``validate``, the command line ``python -m kpcourse.grading``;
 - :mod:`.report`: the class report (score distributions, frequent hints, flags);
 - :mod:`.trusted`: :class:`TrustedExecute`, the autograde step that runs a submission
   in the sandbox and decides its points in the grader's own process;
 - :mod:`.sandbox`: the bubblewrap boundary; :mod:`.inside`: what runs inside it;
 - :mod:`.policy`: "wrote it or called it?", from the student's source, parsed, never run;
 - :mod:`.spec`: :class:`Cell`, what a grader file declares;
-- :mod:`.plugins`: :class:`RestartingExecute`, :class:`ScrubHiddenTests`.
+- :mod:`.executor`: :class:`RestartingExecute` (runs inside the sandbox);
+- :mod:`.plugins`: :class:`ScrubHiddenTests`;
+- :mod:`.local`: judge trusted notebooks (golden submissions) in one shell, for tests.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ import importlib
 _WHERE = {
     "release": "commands", "autograde": "commands", "validate": "commands", "main": "commands",
     "assignments": "commands", "write_report": "report", "ANSI": "plugins", "_ANSI": "plugins",
-    "RestartingExecute": "plugins", "ScrubHiddenTests": "plugins", "TrustedExecute": "trusted",
+    "RestartingExecute": "executor", "ScrubHiddenTests": "plugins", "TrustedExecute": "trusted",
     "load_grader": "trusted", "Cell": "spec", "DEFAULT_FORBIDDEN": "spec",
 }
 __all__ = sorted(k for k in _WHERE if not k.startswith("_"))

@@ -303,13 +303,16 @@ def autograde(root, jobs=None, *, students=None, feedback=True, export="grades.c
     wall = time.monotonic() - start
     log(f"autograded {len(subs)} submission(s) with {jobs} job(s) in {wall:.1f} s ({_clock(wall)}), "
         f"{60 * len(subs) / wall:.1f} submissions per minute")
-    if feedback:
+    if feedback:  # one nbgrader process per assignment (or per re-graded student), jobs at a time
+        commands = []
         for a in sorted({a for _, a in subs}):
             if students:  # only theirs: every other feedback file stays as it is
-                for s in sorted({s for s, b in subs if b == a}):
-                    _nbgrader(["generate_feedback", a, "--student", s, "--force"], root)
+                commands += [["generate_feedback", a, "--student", s, "--force"]
+                             for s in sorted({s for s, b in subs if b == a})]
             else:
-                _nbgrader(["generate_feedback", a, "--force"], root)
+                commands.append(["generate_feedback", a, "--force"])
+        with ThreadPoolExecutor(max_workers=jobs) as pool:
+            list(pool.map(lambda args: _nbgrader(args, root), commands))
     exposed = [r for r in results if r["ok"] and not r["isolated"]]
     if exposed:
         log("*" * 78 + f"\nWARNING: {len(exposed)} submission(s) were graded WITHOUT isolation: their code "

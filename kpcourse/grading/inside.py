@@ -2,7 +2,7 @@
 
 ``python -m kpcourse.grading.inside NOTEBOOK OUT --timeout SECONDS``: executes every
 cell (a cell that ignores the interrupt gets its kernel restarted, see
-:class:`kpcourse.grading.plugins.RestartingExecute`) and writes the executed notebook
+:class:`kpcourse.grading.executor.RestartingExecute`) and writes the executed notebook
 to OUT. The grader's test cells have been replaced by calls to
 :func:`kpcourse.checks._core.produce`, which leave the answers beside the probes file.
 Nothing here decides a point: the grader reads OUT and the answers as plain data.
@@ -23,17 +23,12 @@ def main(argv=None):
     args = parser.parse_args(argv)
 
     import nbformat
-    from traitlets.config import Config
 
-    from kpcourse.grading.plugins import RestartingExecute
+    from kpcourse.grading.executor import RestartingExecute
 
     nb = nbformat.read(args.notebook, as_version=4)
-    config = Config()
-    config.Execute.timeout = args.timeout
-    config.Execute.interrupt_on_timeout = True
-    executor = RestartingExecute(config=config)
     try:
-        executor.preprocess(nb, {"metadata": {"path": str(Path.cwd())}})
+        RestartingExecute(nb, timeout=args.timeout, cwd=Path.cwd()).execute()
     finally:
         nbformat.write(nb, args.out)
     return 0

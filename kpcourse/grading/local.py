@@ -26,6 +26,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 __all__ = ["judge", "points"]
@@ -51,8 +52,9 @@ def judge(source_dir, notebooks, timeout=60, notebook_name=None):
     Returns
     -------
     dict
-        ``{label: {"verdicts": {grade_id: None or message}, "text": str}}``; ``text`` is
-        everything the cells printed, error messages included.
+        ``{label: {"verdicts": {grade_id: None or message}, "text": str, "seconds": {index: s}}}``;
+        ``text`` is everything the cells printed, error messages included; ``seconds`` each
+        code cell's run time.
     """
     from kpcourse.grading.trusted import grading_context, is_test_cell, prepare_workdir, program_of, verdict
 
@@ -76,7 +78,8 @@ def judge(source_dir, notebooks, timeout=60, notebook_name=None):
             if not out.is_file():
                 raise RuntimeError(f"the local run of {label} left no outputs (exit {proc.returncode}):\n"
                                    f"{proc.stdout[-2000:]}\n{proc.stderr[-4000:]}")
-            outputs = {int(k): v for k, v in json.loads(out.read_text()).items()}
+            ran = json.loads(out.read_text())
+            outputs = {int(k): v for k, v in ran["outputs"].items()}
             program = program_of(nb, locked)
             verdicts = {}
             for index, cell in enumerate(nb.cells):
@@ -85,7 +88,8 @@ def judge(source_dir, notebooks, timeout=60, notebook_name=None):
                     verdicts[gid] = verdict(cells[gid], program, forbidden, work[label] / "answers" / f"{gid}.json",
                                             outputs.get(index, []))
             text = "\n".join(o.get("text", "") + o.get("evalue", "") for outs in outputs.values() for o in outs)
-            results[label] = {"verdicts": verdicts, "text": text}
+            results[label] = {"verdicts": verdicts, "text": text,
+                              "seconds": {int(k): v for k, v in ran["seconds"].items()}}
         return results
 
 
@@ -127,11 +131,11 @@ def _run_all(workdirs, timeout):
         nb = nbformat.read(wd / "in" / "notebook.ipynb", as_version=4)
         os.chdir(wd / "run")
         shell.reset(new_session=False)
-        outputs = {}
+        outputs, seconds = {}, {}
         for index, cell in enumerate(nb.cells):
             if cell.cell_type != "code":
                 continue
-            outs = []
+            outs, started = [], time.monotonic()
             with capture_output() as cap:
                 signal.alarm(timeout)
                 try:
@@ -148,7 +152,7 @@ def _run_all(workdirs, timeout):
             text = cap.stdout + cap.stderr
             if text:
                 outs.insert(0, {"output_type": "stream", "name": "stdout", "text": text})
-            outputs[index] = outs
+            outputs[index], seconds[index] = outs, round(time.monotonic() - started, 3)
         try:
             import matplotlib.pyplot as plt
 
@@ -157,7 +161,7 @@ def _run_all(workdirs, timeout):
             pass
         os.chdir(home)
         (wd / "out").mkdir(exist_ok=True)
-        (wd / "out" / "outputs.json").write_text(json.dumps(outputs, default=str))
+        (wd / "out" / "outputs.json").write_text(json.dumps({"outputs": outputs, "seconds": seconds}, default=str))
 
 
 def main(argv=None):
