@@ -42,6 +42,9 @@ def _run(tmp_path, code, timeout=30):
 def test_the_course_folder_home_and_tmp_are_out_of_reach(bwrap, tmp_path):
     secret = tmp_path / "secret.txt"
     secret.write_text("the answer")
+    # a checkout or venv that lives under /tmp is mounted read-only at its own path: the first
+    # folder of that path shows in the sandbox's /tmp, with nothing in it but the mount
+    mounts = {Path(d).parts[2] for d in sandbox._python_dirs() + sandbox._data_dirs() if d.startswith("/tmp/")}
     code = f"""
 import os, pathlib
 import kpcourse
@@ -50,7 +53,8 @@ checks = {{
     "repo source": os.path.exists({str(ROOT / 'source')!r}),
     "repo tests": os.path.exists({str(ROOT / 'tests')!r}),
     "home": sorted(os.listdir(os.path.expanduser("~"))),
-    "tmp": sorted(p for p in os.listdir("/tmp") if p not in ("home", "jupyter-runtime", "ipython", "mpl")
+    "tmp": sorted(p for p in os.listdir("/tmp") if p not in ("home", "jupyter-runtime", "ipython", "mpl",
+                                                           *{sorted(mounts)!r})
                   and not (p.startswith("tmp") and p.endswith(".json"))),  # this kernel's own connection file
     "up from kpcourse": [str(p) for p in pathlib.Path(kpcourse.__file__).parents if (p / "source").exists()],
 }}
