@@ -42,7 +42,7 @@ from kpcourse.checks import _core
 from kpcourse.grading import policy, sandbox
 from kpcourse.grading.spec import DEFAULT_FORBIDDEN, GRADER_FILE, SUMMARY
 
-__all__ = ["TrustedExecute", "load_grader", "program_of", "prepare_workdir", "verdict", "SUMMARY"]
+__all__ = ["TrustedExecute", "load_grader", "grading_context", "program_of", "prepare_workdir", "verdict", "SUMMARY"]
 
 PASSED = "All tests passed: the visible tests and the hidden ones.\n"
 _SNIPPET = ("# Grading: this cell only records what your functions return; the grader judges it.\n"
