@@ -28,6 +28,14 @@ def verdict(sources, names=("train",), **kwargs):
     ["def helper(X):\n    return X.sum()\n\ndef train(X, y):\n    return helper(X) * y"],
     ["class Model:\n    def __init__(self, n):\n        self.w = np.zeros(n)\n\n"
      "def train(X, y):\n    return Model(2).w"],
+    # a comprehension's first iterable is the function's local, not a top-level name of that name
+    ["def train(X, y):\n    ref = np.zeros(2)\n    return np.array([a for a in ref])",
+     "from kpcourse.perceptron import KernelPerceptron\nref = KernelPerceptron()"],
+    # comprehension variables and nested functions' locals in a "try it" cell are not top-level names
+    ["def train(X, y):\n    return np.zeros(2) + helper_value",
+     "helper_value = 1.0\nshown = [ref for ref in range(3)]",
+     "from kpcourse.perceptron import Perceptron\nz = {k: Perceptron for k in 'ab'}\n"
+     "if True:\n    def g():\n        helper_value = Perceptron\n        return helper_value"],
 ])
 def test_honest_code_passes(sources):
     assert verdict(sources) == []

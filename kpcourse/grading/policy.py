@@ -23,12 +23,11 @@ IPython's input transformer, to read ``%magics``).
 from __future__ import annotations
 
 import ast
-import builtins
 import importlib.util
 import symtable
 import sys
 
-__all__ = ["Program", "analyse"]
+__all__ = ["Program"]
 
 ESCAPE_BUILTINS = frozenset({
     "exec", "eval", "compile", "__import__", "getattr", "setattr", "delattr", "globals", "locals",
@@ -216,9 +215,8 @@ class Program:
         refs = {r: o for r, o in refs.items() if r in flagged and not any(f.startswith(r + ".") for f in flagged)}
         escapes = {e: o for e, o in escapes.items() if not any(f.startswith(e + ".") for f in escapes)}
         for ref, owner in sorted(refs.items()):
-            if True:
-                problems.append(f"this exercise asks you to write {what} yourself; calling {ref} "
-                                "gets no credit" + (f" (used by {owner})" if owner not in names else ""))
+            problems.append(f"this exercise asks you to write {what} yourself; calling {ref} "
+                            "gets no credit" + (f" (used by {owner})" if owner not in names else ""))
         for esc, owner in sorted(escapes.items()):
             problems.append(
                 f"{owner} uses `{esc}`, which the grader cannot check: no credit for {what}. "
@@ -286,7 +284,7 @@ def _mark_locals(tree, module_table):
 
     def visit(node, table, kids, is_module):
         kind = type(node)
-        if kind in _SCOPES and not (is_module and False):
+        if kind in _SCOPES:
             name = getattr(node, "name", None) or _SCOPES[kind]
             candidates = kids.get((name, node.lineno), [])
             child = candidates.pop(0) if candidates else None
@@ -311,7 +309,9 @@ def _mark_locals(tree, module_table):
                 if id(n) not in skip:
                     visit(n, child, inner_kids, False)
             return
-        if isinstance(node, ast.Name) and not is_module:
+        if isinstance(node, ast.Name) and not is_module and not hasattr(node, "_kp_local"):
+            # (a comprehension's first iterable is reached twice: first from the enclosing scope,
+            # where it is evaluated, then as a child of the comprehension; the first visit decides)
             try:
                 sym = table.lookup(node.id)
                 node._kp_local = not (sym.is_global() or sym.is_declared_global() or sym.is_imported())
@@ -341,12 +341,36 @@ def _bound_names(stmt):
     if isinstance(stmt, ast.ImportFrom):
         return [a.asname or a.name for a in stmt.names if a.name != "*"]
     names = []
-    for node in ast.walk(stmt):
+    for node in _walk_scope(stmt):
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
             names.append(node.id)
+        elif isinstance(node, ast.NamedExpr) and isinstance(node.target, ast.Name):
+            names.append(node.target.id)  # := binds in the enclosing scope, even in a comprehension
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node is not stmt:
             names.append(node.name)  # defined inside if/try/with at top level
     return names
+
+
+_INNER_SCOPES = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp, ast.Lambda)
+
+
+def _walk_scope(stmt):
+    """``ast.walk`` of one top-level statement without what is local to the scopes inside it:
+    comprehensions and lambdas (their variables are not top-level names; their walrus targets
+    and first iterables, which belong to the enclosing scope, are kept) and nested functions
+    and classes (only their own name is bound here)."""
+    todo = [stmt]
+    while todo:
+        node = todo.pop()
+        yield node
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node is not stmt:
+            continue  # its name is bound here; its body's names are its own
+        if isinstance(node, _INNER_SCOPES):
+            todo.extend(n for n in ast.walk(node) if isinstance(n, ast.NamedExpr))
+            if not isinstance(node, ast.Lambda):
+                todo.append(node.generators[0].iter)
+            continue
+        todo.extend(ast.iter_child_nodes(node))
 
 
 def _dotted(node):
@@ -465,12 +489,3 @@ def _installed(module):
 
 def _covered(ref, prefixes):
     return any(ref == p or ref.startswith(p + ".") for p in prefixes)
-
-
-def analyse(student_sources, context_sources=()):
-    """Shorthand for :class:`Program`."""
-    return Program(student_sources, context_sources)
-
-
-# names every notebook has (builtins except the escapes): never "missing"
-SAFE_BUILTINS = frozenset(n for n in dir(builtins) if n not in ESCAPE_BUILTINS)
