@@ -175,7 +175,7 @@ QUESTIONS = {
              hint="How far from xᵢ is the bump k(xᵢ, ·) still large?",
              why="With a tiny σ, k(xᵢ, x) is near 1 only for x very close to xᵢ and near 0 "
                  "elsewhere: the model memorises the training points (a nearest-neighbour-like "
-                 "rule) and generalises poorly."),
+                 "rule) and tends to generalise poorly."),
     ],
     "06": [
         dict(prompt="How much memory does a float32 Gram matrix of N = 20,000 points take, in GB "
