@@ -21,7 +21,9 @@ from __future__ import annotations
 
 import html
 import math
+import random
 import textwrap
+import zlib
 from dataclasses import dataclass, field
 
 __all__ = ["Question", "Feedback", "SelfCheck", "questions", "self_check", "check_answer"]
@@ -158,8 +160,9 @@ class SelfCheck:
                 hint = question.hint or "Re-read the section this question is about and try again."
                 feedback = Feedback(False, f"Question {number}: not right. Hint: {hint}")
             else:
+                answer = question.right_answer().rstrip(".")
                 feedback = Feedback(False, f"Question {number}: not right. The answer is "
-                                           f"{question.right_answer()}. {question.why}")
+                                           f"{answer}. {question.why}")
         if show:
             print(feedback.text)
         return feedback
@@ -176,13 +179,27 @@ class SelfCheck:
 
 
 def questions(lesson):
-    """The list of Questions of a lesson (``"01"`` … ``"08"``, or an int)."""
+    """The list of Questions of a lesson (``"01"`` … ``"08"``, or an int).
+
+    The bank lists the right option first; the options are shown in an order fixed by each
+    prompt (the same on every run), so the right letter varies from question to question.
+    """
     from ._selfcheck_questions import QUESTIONS
 
     key = f"{int(lesson):02d}" if isinstance(lesson, int) or str(lesson).isdigit() else str(lesson)
     if key not in QUESTIONS:
         raise ValueError(f"lesson must be one of {sorted(QUESTIONS)}, got {lesson!r}.")
-    return [Question(**q) for q in QUESTIONS[key]]
+    return [Question(**_shuffled(q)) for q in QUESTIONS[key]]
+
+
+def _shuffled(fields):
+    """The question's options in an order seeded by its prompt, the answer index moved with them."""
+    options = fields.get("options", ())
+    if not options:
+        return fields
+    order = list(range(len(options)))
+    random.Random(zlib.crc32(fields["prompt"].encode("utf-8"))).shuffle(order)
+    return {**fields, "options": tuple(options[i] for i in order), "answer": order.index(fields["answer"])}
 
 
 _QUIZZES = {}

@@ -75,7 +75,7 @@ def test_plain_text_lists_questions_without_answers():
 
 
 def test_check_answer_is_the_plain_function_form(capsys):
-    feedback = check_answer("02", 4, "a")
+    feedback = check_answer("02", 4, questions("02")[3].answer)
     assert feedback.correct is True and "right" in capsys.readouterr().out
     with pytest.raises(ValueError, match="lesson must be one of"):
         questions("42")
@@ -131,6 +131,14 @@ def test_each_lesson_has_three_to_five_well_formed_questions(lesson):
         if q.options:
             assert len(set(q.options)) == len(q.options)
             assert any(q.judge(i) is False for i in range(len(q.options)))
+
+
+def test_the_right_option_moves_between_questions():
+    bank = [q for n in range(1, 9) for q in questions(n) if q.options]
+    assert len({q.answer for q in bank}) >= 3
+    assert questions("05")[2].options == questions("05")[2].options  # the same order every time
+    raw = QUESTIONS["05"][2]
+    assert questions("05")[2].options[questions("05")[2].answer] == raw["options"][raw["answer"]]
 
 
 def test_the_banks_are_plain_data():
