@@ -23,7 +23,7 @@ NBVAL_FLAGS := --nbval --nbval-sanitize-with tests/nbval_sanitize.cfg --nbval-ce
 
 DEVICE ?=
 
-.PHONY: setup sandbox lab test test-unit test-pipeline test-notebooks test-browser lint release autograde report checks-data validate bench bench-mnist-full \
+.PHONY: setup sandbox lab test test-unit test-pipeline test-notebooks test-browser lint release autograde report checks-data validate bench bench-mnist-full bench-gpu \
 	clean help
 
 help:
@@ -106,6 +106,10 @@ bench: $(STAMP)
 
 bench-mnist-full: $(STAMP)
 	$(BIN)/python -m benchmarks.mnist_full $(if $(DEVICE),--device $(DEVICE))
+
+# On a CUDA machine (< 5 min): Gram vs cuBLAS SGEMM, full MNIST, lesson 07 on the GPU (RESULTS.md GPU sections).
+bench-gpu: $(STAMP)
+	$(BIN)/python -m benchmarks.bench_gpu $(if $(DEVICE),--device $(DEVICE))
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache

@@ -5,7 +5,8 @@ GPU) and keeps every column it computes; if the store would have to evict, train
 starts again one precision lower (float32, then float16 when the kernel's values cannot
 overflow it, with a warning). The last precision tried evicts the oldest columns when
 full and recomputes them if needed: exact, only slower. An explicit precision is used as
-it is, evicting when full.
+it is, evicting when full. With a budget of support vectors (``keep``) the store holds at
+most ``keep + SLACK`` columns and evicts the oldest: memory grows with the budget, not with n.
 """
 
 from __future__ import annotations
@@ -19,13 +20,15 @@ from ..kernels import KERNELS
 from .columns import CallableKernel, GramColumns, KernelColumns, NamedKernel, capacity
 
 FLOAT16_MAX = 65504.0
+SLACK = 64  # store columns beyond the budget of support vectors (recently removed ones)
 
 
-def column_sources(X, kernel, params, device, max_memory, precision, fit_intercept, call=None):
+def column_sources(X, kernel, params, device, max_memory, precision, fit_intercept, call=None, keep=None):
     """Yield the column sources to train on, in order (see :func:`.train.dual_train`).
 
     ``kernel`` is a name of the kernel table, ``"precomputed"`` (X is then the Gram
-    matrix) or a callable (``call(kernel, A, B)`` evaluates and checks it).
+    matrix) or a callable (``call(kernel, A, B)`` evaluates and checks it). ``keep``: the
+    budget of support vectors, or ``None``.
     """
     cpu = device.type == "cpu"
     decision = "float64" if cpu else "float32"
@@ -37,6 +40,8 @@ def column_sources(X, kernel, params, device, max_memory, precision, fit_interce
     n = X.shape[0]
     budget = memory_budget(max_memory, device)
     levels = _levels(X, kernel, params, precision, cpu)
+    if keep is not None:
+        levels = [p for p in levels if capacity(budget, n, p) >= min(n, keep + SLACK)] or levels[-1:]
     fitting = [p for p in levels if capacity(budget, n, p) >= 1] or levels[-1:]
     made = {}
     for k, store in enumerate(fitting):
@@ -51,8 +56,9 @@ def column_sources(X, kernel, params, device, max_memory, precision, fit_interce
         if key not in made:
             made[key] = (CallableKernel(ops, X, kernel, call, compute) if callable(kernel)
                          else NamedKernel(ops, X, KERNELS[kernel], params, compute))
-        yield KernelColumns(ops, made[key], decision, store, capacity(budget, n, store),
-                            evict=k == len(fitting) - 1, fit_intercept=fit_intercept)
+        cap = capacity(budget, n, store) if keep is None else min(capacity(budget, n, store), keep + SLACK)
+        yield KernelColumns(ops, made[key], decision, store, cap,
+                            evict=k == len(fitting) - 1 or keep is not None, fit_intercept=fit_intercept)
 
 
 def _levels(X, kernel, params, precision, cpu):

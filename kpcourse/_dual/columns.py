@@ -60,10 +60,12 @@ class _Source:
         # per-sample rule rounds (it matters when kernel values are far below 1)
         for col, signs in zip(cols, S.T.tolist(), strict=True):
             for c, sign in enumerate(signs):
-                if sign > 0:
+                if sign == 1:
                     F[c] += col
-                elif sign < 0:
+                elif sign == -1:
                     F[c] -= col
+                elif sign:  # a removed support vector (budget): −α y (k + 1)
+                    F[c] += sign * col
 
 
 class GramColumns(_Source):

@@ -3,7 +3,8 @@
 * Averaging uses the timestamp trick: with ``τᵢ = Σ (steps at which αᵢ grew)``, the
   average of αᵢ over T steps is ``(αᵢ (T + 1) − τᵢ) / T`` — O(1) per mistake.
 * The state after any epoch and the voted perceptron's intermediate predictors come
-  from the mistake log (step, sample and classes of every mistake).
+  from the mistake log (step, sample and classes of every mistake; with a budget, also
+  every removal, logged with the α it took away — the voted predictor is not rebuilt then).
 """
 
 from __future__ import annotations
@@ -24,12 +25,13 @@ def state_after(result, y_pm, n, epoch, fit_intercept):
     C = result.alpha.shape[0]
     keep = result.log_step <= epoch * n
     steps, idx, cls = result.log_step[keep], result.log_index[keep], result.log_classes[keep]
+    count = cls if result.log_count is None else result.log_count[keep]  # −α for a removal (budget)
     alpha = np.zeros((C, n))
     tau = np.zeros((C, n))
     for c in range(C):
         sel = cls[:, c]
-        np.add.at(alpha[c], idx[sel], 1.0)
-        np.add.at(tau[c], idx[sel], steps[sel])
+        np.add.at(alpha[c], idx[sel], count[sel, c])
+        np.add.at(tau[c], idx[sel], count[sel, c] * steps[sel])
     signs = y_pm.T  # (C, n)
     bias = (alpha * signs).sum(1) if fit_intercept else np.zeros(C)
     bias_tau = (tau * signs).sum(1) if fit_intercept else np.zeros(C)

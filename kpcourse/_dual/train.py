@@ -17,10 +17,17 @@ per window:
 The window grows when mistakes are rare and shrinks when they are dense, aiming at
 about ``TARGET`` mistakes per window: large products for the device, small rows for the
 host; it never exceeds n/8 positions, so the rows cost at most an eighth of the columns.
+
+With a ``budget`` (the most support vectors kept), a window ends right after the mistake
+that makes one support vector too many, and the oldest support vector is then removed
+(its α set to 0, its contribution subtracted from every decision value, as the Forgetron
+removes the oldest, without its shrinking): training stays exactly the per-sample rule with
+that removal after the step, and never holds more than ``budget`` support vectors.
 """
 
 from __future__ import annotations
 
+from collections import deque
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -44,19 +51,22 @@ class DualResult:
     history: list = field(default_factory=list)  # mistakes per epoch, all classes
     log_step: np.ndarray = None  # (M,) step of each mistake (1-based: epoch·n + position + 1)
     log_index: np.ndarray = None  # (M,) sample of each mistake
-    log_classes: np.ndarray = None  # (M, C) bool: classes that erred
+    log_classes: np.ndarray = None  # (M, C) bool: classes that erred (or lost the sample, for a removal)
+    log_count: np.ndarray = None  # (M, C) change of α: +1 per mistake, −α for a removal (budget)
+    removed: int = 0  # support vectors removed to stay within the budget
     columns_computed: int = 0  # kernel columns computed
     kernel_evaluations: int = 0  # kernel values computed (columns and window rows)
     kernel_seconds: float = 0.0  # time spent computing them
     precision: str = "float64"  # storage precision of the kernel values
 
 
-def dual_train(sources, Y, fit_intercept, max_epochs, orders, progress=False):
+def dual_train(sources, Y, fit_intercept, max_epochs, orders, progress=False, budget=None):
     """Train on the first column source of ``sources`` whose store holds every needed column.
 
     ``sources`` yields column sources (see :mod:`.columns`), highest precision first; a
     source that raises ``StoreFull`` is dropped and training starts again on the next.
-    ``Y`` is the (n, C) array of ±1 targets, ``orders[e]`` the visiting order of epoch e.
+    ``Y`` is the (n, C) array of ±1 targets, ``orders[e]`` the visiting order of epoch e;
+    ``budget`` the most support vectors kept (``None``: no limit).
     """
     threads = BlasThreads()
     threads.one()  # the column sources use all threads for their big blocks only
@@ -64,7 +74,8 @@ def dual_train(sources, Y, fit_intercept, max_epochs, orders, progress=False):
         for src in sources:
             src.threads = threads
             try:
-                return _train(src, np.ascontiguousarray(Y.T, dtype=np.float64), max_epochs, orders, progress)
+                return _train(src, np.ascontiguousarray(Y.T, dtype=np.float64), max_epochs, orders, progress,
+                              budget)
             except StoreFull:
                 continue
     finally:
@@ -72,14 +83,17 @@ def dual_train(sources, Y, fit_intercept, max_epochs, orders, progress=False):
     raise RuntimeError("no column source could train")  # the last source always evicts
 
 
-def _train(src, Yt, max_epochs, orders, progress):
+def _train(src, Yt, max_epochs, orders, progress, budget=None):
     C, n = Yt.shape
+    fifo = deque() if budget is not None else None  # support vectors, oldest first
+    is_sv = np.zeros(n, dtype=bool)
+    removed = 0
     F = src.ops.zeros((C, n), src.decision)
     alpha = np.zeros((C, n), dtype=np.int64)
     tau = np.zeros((C, n))
     bias, bias_tau = np.zeros(C), np.zeros(C)
     active, epochs = np.ones(C, dtype=bool), np.zeros(C, dtype=np.int64)
-    history, log_step, log_index, log_mask = [], [], [], []
+    history, log_step, log_index, log_mask, log_count = [], [], [], [], []
     bar = _progress(max_epochs, progress)
     width = MIN_WINDOW
     for epoch in range(max_epochs):
@@ -88,7 +102,8 @@ def _train(src, Yt, max_epochs, orders, progress):
         p = 0
         while p < n:
             pos = order[p:p + width]
-            hits, masks = _window(src, F, Yt, pos, active)
+            room = None if fifo is None else budget - len(fifo)
+            hits, masks, seen = _window(src, F, Yt, pos, active, is_sv, room)
             if hits:
                 hits, masks = np.asarray(hits), np.asarray(masks)  # (k,), (k, C)
                 idx, steps = pos[hits], epoch * n + p + hits + 1
@@ -102,9 +117,29 @@ def _train(src, Yt, max_epochs, orders, progress):
                 log_step.append(steps)
                 log_index.append(idx)
                 log_mask.append(masks)
+                log_count.append(masks.astype(np.int64))
                 src.add(F, idx, S)
-            width = _next_width(width, len(hits), len(pos), n)
-            p += len(pos)
+                if fifo is not None:
+                    fifo.extend(dict.fromkeys(i for i in idx.tolist() if not is_sv[i]))
+                is_sv[idx] = True
+                if fifo is not None and len(fifo) > budget:  # remove the oldest, after this step
+                    j = fifo.popleft()
+                    step, a = epoch * n + p + seen, alpha[:, j].copy()
+                    S = -(a * Yt[:, j])[:, None]
+                    alpha[:, j] = 0
+                    tau[:, j] -= a * step
+                    if src.intercept:
+                        bias += S[:, 0]
+                        bias_tau += S[:, 0] * step
+                    is_sv[j] = False
+                    removed += 1
+                    log_step.append(np.array([step]))
+                    log_index.append(np.array([j]))
+                    log_mask.append((a > 0)[None, :])
+                    log_count.append(-a[None, :])
+                    src.add(F, np.array([j]), S.astype(np.float64))
+            width = _next_width(width, len(hits), seen, n)
+            p += seen
         epochs += active
         history.append(int(made.sum()))
         active &= made > 0
@@ -119,6 +154,7 @@ def _train(src, Yt, max_epochs, orders, progress):
         alpha=alpha, tau=tau, bias=bias, bias_tau=bias_tau, epochs=epochs, converged=~active,
         history=history, log_step=_cat(log_step, np.zeros(0, np.int64)),
         log_index=_cat(log_index, np.zeros(0, np.int64)), log_classes=_cat(log_mask, np.zeros((0, C), bool)),
+        log_count=_cat(log_count, np.zeros((0, C), np.int64)), removed=removed,
         columns_computed=src.computed, kernel_evaluations=src.evaluations, kernel_seconds=src.seconds,
         precision=src.precision)
 
@@ -127,13 +163,17 @@ def _cat(parts, empty):
     return np.concatenate(parts) if parts else empty
 
 
-def _window(src, F, Yt, pos, active):
-    """Replay the per-sample rule over the window ``pos``; return mistake positions and class masks."""
+def _window(src, F, Yt, pos, active, is_sv=None, room=None):
+    """Replay the per-sample rule over the window ``pos``; return mistake positions, class masks, positions seen.
+
+    With ``room`` (new support vectors allowed before one must be removed) the window
+    stops right after the mistake that makes ``room + 1`` new ones.
+    """
     Fw = src.ops.host(F[:, src.ops.index(pos)], src.decision)  # the window's decision values (a copy)
     Yw = Yt[:, pos]
     src.start(pos)
     act = None if active.all() else active[:, None]
-    hits, masks = [], []
+    hits, masks, new = [], [], set()
     t, w = 0, len(pos)
     while t < w:
         e = min(t + SCAN, w)
@@ -148,6 +188,10 @@ def _window(src, F, Yt, pos, active):
         t += k
         hits.append(t)
         masks.append(wrong[:, k])
+        if room is not None and not is_sv[pos[t]]:
+            new.add(pos[t])
+            if len(new) > room:
+                return hits, masks, t + 1
         if t + 1 < w:  # the mistake's kernel row moves the rest of the window: ± (k + 1)
             r = src.row(pos[t], t + 1)
             if src.intercept:
@@ -158,7 +202,7 @@ def _window(src, F, Yt, pos, active):
                 else:
                     Fw[c, t + 1:] -= r
         t += 1
-    return hits, masks
+    return hits, masks, w
 
 
 def _next_width(width, hits, seen, n):

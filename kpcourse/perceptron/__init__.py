@@ -14,10 +14,11 @@ seeing the same visiting orders.
 
 One file per part: ``_common`` (labels, visiting orders, shared checks), ``_primal``
 (:class:`Perceptron`), ``_kernel`` (:class:`KernelPerceptron`; its training engine is
-``kpcourse._dual``).
+``kpcourse._dual``), ``_virtual`` (:class:`VirtualExamples`, shifted copies of erring images).
 """
 
 from ._kernel import KernelPerceptron
 from ._primal import Perceptron
+from ._virtual import VirtualExamples
 
-__all__ = ["Perceptron", "KernelPerceptron"]
+__all__ = ["Perceptron", "KernelPerceptron", "VirtualExamples"]

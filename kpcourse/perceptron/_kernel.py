@@ -9,9 +9,11 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .. import _dual
+from .._validation import check_int
 from ..gram import gram_matrix, resolve_device
 from ..kernels import KERNEL_NAMES, KERNELS
 from ._common import Orders, check_common, fit_labels, predict_from_scores, squeeze
+from ._virtual import check_augment
 
 MODES = ("last", "averaged", "voted")
 PRECISIONS = ("auto", "float64", "float32", "float16", "bfloat16")
@@ -78,18 +80,42 @@ class KernelPerceptron(ClassifierMixin, BaseEstimator):
     verbose : bool, default=False
         Show a tqdm progress bar per epoch with the mistakes made and the kernel
         columns computed so far.
+    augment : VirtualExamples or None, default=None
+        Virtual examples (``kpcourse.perceptron.VirtualExamples``): train once
+        (``augment.first_epochs`` epochs), make shifted / rotated copies of the samples
+        that erred (the support vectors) only, then train from scratch on the training
+        samples followed by those copies, ``max_epochs`` epochs. Kernel columns are still
+        computed only for samples (original or virtual) that err, and the column store
+        stays within ``max_memory`` (the copies themselves are an input: n_virtual ×
+        n_features floats). Deterministic with ``random_state``. Not with
+        ``kernel="precomputed"``.
+    budget : int or None, default=None
+        The most support vectors kept: when a mistake on a new sample would make one too
+        many, the oldest support vector is removed after that step (its α set to 0, its
+        contribution to every decision value subtracted: the Forgetron's removal, without
+        its shrinking). The column store then holds at most ``budget + 64`` columns, so
+        memory grows with the budget, not with n. Needs ``mode="last"``: the averaged
+        and voted predictors would need the removed support vectors too.
 
     Attributes
     ----------
     classes_ : ndarray of shape (n_classes,)
     n_features_in_ : int
     alpha_ : ndarray of shape (n_samples,) or (n_classes, n_samples)
-        Mistake counts.
+        Mistake counts (with ``augment``: n_samples + n_virtual_, the training samples
+        first, then the virtual copies).
     intercept_ : float or ndarray of shape (n_classes,)
     alpha_avg_, intercept_avg_ : ndarray, float
         The averaged perceptron's dual coefficients and bias.
     support_ : ndarray of shape (n_support,)
-        Indices of training samples with α > 0 (for any class).
+        Indices of training samples with α > 0 (for any class); with ``augment``, indices
+        ≥ n_samples are virtual copies (``virtual_source_`` names their originals).
+    n_virtual_ : int
+        Virtual copies trained on (0 without ``augment``).
+    virtual_source_ : ndarray of shape (n_virtual_,)
+        The training sample each virtual copy was made from.
+    removed_ : int
+        Support vectors removed to stay within ``budget`` (0 without one).
     dual_coef_ : ndarray of shape (n_classes or 1, n_support)
         αᵢ yᵢ of the support vectors.
     support_vectors_ : ndarray of shape (n_support, n_features)
@@ -110,7 +136,9 @@ class KernelPerceptron(ClassifierMixin, BaseEstimator):
         short rows that move the decision values within a window of visited samples.
     timings_ : dict
         Seconds computing training kernel values ("gram") and in the rest of the
-        training passes ("train"), and the number of columns computed ("columns").
+        training passes ("train"), and the number of columns computed ("columns");
+        with ``augment`` these sum both trainings, and "first" holds the seconds of the
+        first one.
 
     Examples
     --------
@@ -124,7 +152,8 @@ class KernelPerceptron(ClassifierMixin, BaseEstimator):
 
     def __init__(self, kernel="rbf", *, degree=2, gamma=None, sigma=None, coef0=1.0,
                  max_epochs=10, fit_intercept=True, shuffle=True, random_state=None,
-                 mode="last", device="auto", max_memory=None, precision="auto", verbose=False):
+                 mode="last", device="auto", max_memory=None, precision="auto", verbose=False,
+                 augment=None, budget=None):
         self.kernel = kernel
         self.degree = degree
         self.gamma = gamma
@@ -139,6 +168,8 @@ class KernelPerceptron(ClassifierMixin, BaseEstimator):
         self.max_memory = max_memory
         self.precision = precision
         self.verbose = verbose
+        self.augment = augment
+        self.budget = budget
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -154,14 +185,27 @@ class KernelPerceptron(ClassifierMixin, BaseEstimator):
         X, Y, classes = fit_labels(self, X, y, dtype=(np.float64, np.float32) if pre else np.float64)
         params = self._kernel_params(X)
         device = resolve_device(self.device)
-        # 2. choose the column source (precomputed matrix, or columns on demand)
-        sources = _dual.column_sources(X, self.kernel, params, device, self.max_memory, self.precision,
-                                       self.fit_intercept, call=_call_kernel)
-        # 3. train
+        if self.augment is not None and pre:
+            raise ValueError("augment needs the samples themselves, not kernel='precomputed'.")
+        augment = check_augment(self.augment, X.shape[1])
+        # 2.-3. choose the column source (precomputed matrix, or columns on demand) and train
         start = time.perf_counter()
-        r = _dual.dual_train(sources, Y, self.fit_intercept, self.max_epochs,
-                             Orders(X.shape[0], self.shuffle, self.random_state), progress=self.verbose)
+        r = self._train(X, Y, params, device, self.max_epochs if augment is None else
+                        augment.first_epochs or self.max_epochs, Orders(X.shape[0], self.shuffle, self.random_state))
+        self.n_virtual_, self.virtual_source_, first = 0, np.zeros(0, dtype=np.int64), None
+        if augment is not None:  # virtual copies of the samples that erred, then train again on all
+            first = (time.perf_counter() - start, r.kernel_seconds, r.columns_computed, r.kernel_evaluations)
+            rng = np.random.default_rng(self.random_state)
+            V, self.virtual_source_ = augment.make(X, np.flatnonzero(r.alpha.any(0)), rng)
+            X, Y = np.vstack([X, V]), np.vstack([Y, Y[self.virtual_source_]])
+            self.n_virtual_ = len(V)
+            del V
+            r = self._train(X, Y, params, device, self.max_epochs, Orders(X.shape[0], self.shuffle, rng))
         seconds = time.perf_counter() - start
+        if first is not None:
+            r.kernel_seconds += first[1]
+            r.columns_computed += first[2]
+            r.kernel_evaluations += first[3]
         # 4. store the fitted state
         n = X.shape[0]
         a_avg, b_avg = _dual.averaged(r.alpha, r.tau, r.bias, r.bias_tau, np.maximum(r.epochs * n, 1))
@@ -177,9 +221,19 @@ class KernelPerceptron(ClassifierMixin, BaseEstimator):
         self.n_epochs_, self.converged_, self.history_ = int(r.epochs.max()), bool(r.converged.all()), r.history
         self.precision_, self.columns_computed_ = r.precision, int(r.columns_computed)
         self.kernel_evaluations_ = int(r.kernel_evaluations)
+        self.removed_ = int(r.removed)
         self.timings_ = {"gram": r.kernel_seconds, "train": seconds - r.kernel_seconds,
                          "columns": self.columns_computed_}
+        if first is not None:
+            self.timings_["first"] = first[0]
         return self
+
+    def _train(self, X, Y, params, device, epochs, orders):
+        """One training run on (X, Y): the column sources, then the exact online trainer."""
+        sources = _dual.column_sources(X, self.kernel, params, device, self.max_memory, self.precision,
+                                       self.fit_intercept, call=_call_kernel, keep=self.budget)
+        return _dual.dual_train(sources, Y, self.fit_intercept, epochs, orders, progress=self.verbose,
+                                budget=self.budget)
 
     def _check_params(self):
         check_common(self)
@@ -187,6 +241,11 @@ class KernelPerceptron(ClassifierMixin, BaseEstimator):
             raise ValueError(f"mode must be one of {MODES}, got {self.mode!r}.")
         if self.precision not in PRECISIONS:
             raise ValueError(f"precision must be one of {PRECISIONS}, got {self.precision!r}.")
+        if self.budget is not None:
+            check_int(self.budget, "budget")
+            if self.mode != "last":
+                raise ValueError(f"budget needs mode='last', got mode={self.mode!r}: the averaged and voted "
+                                 "predictors would need the support vectors the budget removed.")
         k = self.kernel
         if not (callable(k) or k == "precomputed" or (isinstance(k, str) and k in KERNELS)):
             raise ValueError(
@@ -253,6 +312,9 @@ class KernelPerceptron(ClassifierMixin, BaseEstimator):
         mode = mode or self.mode
         if mode not in ("last", "averaged"):
             raise ValueError(f"staged_decision_function supports mode 'last' or 'averaged', got {mode!r}.")
+        if mode != "last" and self.budget is not None:
+            raise ValueError("with a budget only mode='last' is staged (the averaged predictor would need "
+                             "the removed support vectors).")
         X = validate_data(self, X, reset=False, dtype=np.float64)
         Ks = self._kernel_to_support(X)
         n = self._Y.shape[0]
