@@ -179,7 +179,7 @@ def main(argv=None):
     parser.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"],
                         help="auto/cuda: the GPU run; cpu: a dry run with small shapes, printed only")
     parser.add_argument("--parts", default="gram,mnist,notebook", help="comma-separated: gram, mnist, notebook")
-    parser.add_argument("--epochs", type=int, default=12)
+    parser.add_argument("--epochs", type=int, default=None, help="default: the chosen setting's own")
     args = parser.parse_args(argv)
     device = select_device(args.device)
     if device is None:

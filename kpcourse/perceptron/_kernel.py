@@ -137,8 +137,8 @@ class KernelPerceptron(ClassifierMixin, BaseEstimator):
     timings_ : dict
         Seconds computing training kernel values ("gram") and in the rest of the
         training passes ("train"), and the number of columns computed ("columns");
-        with ``augment`` these sum both trainings, and "first" holds the seconds of the
-        first one.
+        with ``augment`` these sum both trainings, and "first" and "first_columns" hold
+        the seconds and the columns of the first one.
 
     Examples
     --------
@@ -225,7 +225,7 @@ class KernelPerceptron(ClassifierMixin, BaseEstimator):
         self.timings_ = {"gram": r.kernel_seconds, "train": seconds - r.kernel_seconds,
                          "columns": self.columns_computed_}
         if first is not None:
-            self.timings_["first"] = first[0]
+            self.timings_["first"], self.timings_["first_columns"] = first[0], int(first[2])
         return self
 
     def _train(self, X, Y, params, device, epochs, orders):
