@@ -32,6 +32,15 @@ c.CourseDirectory.root = os.path.dirname(os.path.abspath(__file__))
 c.Execute.timeout = int(os.environ.get("KPCOURSE_CELL_TIMEOUT", "120"))
 c.Execute.interrupt_on_timeout = True
 c.TrustedExecute.timeout = c.Execute.timeout
+# What one submission may use while it is graded (kpcourse.grading.limits; these are the defaults).
+# A limit that is hit costs the cells that did not finish and is named in the feedback and report.
+c.TrustedExecute.memory_bytes = 2 * 2**30   # each process (MemoryError) and all together (stopped)
+c.TrustedExecute.processes = 256            # processes and threads at once
+c.TrustedExecute.tmp_bytes = 512 * 2**20    # the sandbox's /tmp (and HOME)
+c.TrustedExecute.work_bytes = 256 * 2**20   # written to its work folder (answers, executed notebook)
+c.TrustedExecute.file_bytes = 128 * 2**20   # largest file
+c.TrustedExecute.output_bytes = 2**20       # output kept per cell; the rest is cut with a note
+c.TrustedExecute.answer_bytes = 2**20       # largest answers file of one test cell
 
 # Grader files (hidden tests and their references) stay beside the source notebooks:
 # never copied into release/ or into a student's autograded folder.

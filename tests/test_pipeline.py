@@ -233,8 +233,77 @@ exec(open(kpcourse.perceptron.__file__).read(), _ns)
 Perceptron = _ns["Perceptron"]"""
 
 
+def _escape_routes(name):
+    """Routes to a reference that no reader of the source follows: every one must find nothing."""
+    from kpcourse.grading.allowed import Allowed
+    from kpcourse.grading.trusted import load_grader
+
+    allowed = Allowed.of_grader(load_grader(ROOT / "source" / name / "grader.py"))
+    parts = {p.name.removesuffix(".py") for p in (ROOT / "kpcourse").iterdir() if not p.name.startswith("__")}
+    absent = sorted({f"kpcourse.{p}" for p in parts - set(allowed.parts()) - {"grading"}} |
+                    {"kpcourse.grading.policy", "kpcourse.grading.trusted", *allowed.absent()})
+    return f"""import logging, pydoc
+_reached = []
+for _name in {absent!r}:
+    try:
+        if pydoc.locate(_name) is not None:
+            _reached.append(_name)
+    except Exception:
+        pass
+    try:
+        logging.sys.modules["importlib"].import_module(_name)
+        _reached.append(_name)
+    except Exception:
+        pass
+class _S:
+    chain = logging.sys
+print("REACHED=%r" % sorted(set(_reached)))"""
+
+
+_FORGE = """import glob, json, os
+_huge = json.dumps([[{"value": {"__ndarray__": "<U125000000", "shape": [1], "list": ["a"]}, "error": None}] * 40])
+def _forge(*args, **kwargs):
+    for _p in glob.glob("/grading/answers/*.json"):
+        try:
+            with open(_p, "w") as _f:
+                _f.write(_huge)
+        except OSError:
+            pass
+get_ipython().events.register("post_run_cell", _forge)"""
+
+
+def _plant_links(guesses):
+    targets = [str(p) for g in guesses for p in sorted(Path(g).glob("source/*/*.ipynb"))]
+    return f"""import os
+_planted = 0
+for _i, _t in enumerate({targets!r}):
+    for _link in ("/grading/out/executed.ipynb", f"/grading/answers/link{{_i}}.json"):
+        try:
+            os.symlink(_t, _link)
+            _planted += 1
+        except OSError:
+            pass
+try:
+    os.mkfifo("/grading/out/fifo")
+except OSError:
+    pass
+print("PLANTED=%d" % _planted)"""
+
+
+#: One cell per limit, each left to fail: its error shows which limit stopped it.
+_BOMBS = [
+    "print('y' * 300_000_000)",  # output
+    "import numpy as np\n_a = np.ones(6 * 2**30 // 8)",  # memory: MemoryError
+    "with open('/tmp/big', 'wb') as _f:\n    for _ in range(5 * 1024):\n        _f.write(b'x' * 2**20)",  # file size
+    "import os\nos.remove('/tmp/big')\nfor _i in range(8):\n    with open(f'/tmp/part{_i}', 'wb') as _f:\n"
+    "        for _ in range(100):\n            _f.write(b'x' * 2**20)",  # /tmp full
+    "import subprocess\n_ps = [subprocess.Popen(['sleep', '20']) for _ in range(1000)]",  # processes
+]
+
 def adversarial_cases(a: Assignment, guesses):
     zero = {g: 0.0 for g in a.auto}
+    bombs = a.submission()
+    bombs.cells[0:0] = [nbformat.v4.new_code_cell(b) for b in _BOMBS]
     return {
         "patch-helpers": (_attack(a, _PATCH), zero, None),
         "swallow-errors": (_attack(a, _SWALLOW), zero, None),
@@ -243,6 +312,15 @@ def adversarial_cases(a: Assignment, guesses):
         "tamper": (_attack(a, _tamper(guesses)), zero, "TAMPERED=0"),
         "kill-grader": (a.submission(replace={a.first: _KILL + "\n\n" + a.solutions[a.first]}), zero, None),
         "exec-reference": (_attack(a, _EXEC_REFERENCE), zero, None),
+        # the reference is not there to be reached, however it is named
+        "escape-routes": (_attack(a, _escape_routes(a.name)), zero, "REACHED=[]"),
+        # answers rewritten after they are recorded (names of huge arrays): judged as data, 0
+        "forge-answers": (_attack(a, _FORGE), zero, None),
+        # links planted where the grader reads: never followed
+        "plant-links": (_attack(a, _plant_links(guesses)), zero, None),
+        # a bomb per limit, each stopped by its limit; the real solutions after them earn nothing
+        # (top-level code that starts processes and opens files is a way around the source policy)
+        "bombs": (bombs, zero, "[output cut:"),
     }
 
 
@@ -466,7 +544,7 @@ def _cases():
 
 
 ADVERSARIAL = ("patch-helpers", "swallow-errors", "fake-pass", "steal-solutions", "tamper", "kill-grader",
-               "exec-reference")
+               "exec-reference", "escape-routes", "forge-answers", "plant-links", "bombs")
 
 
 @pytest.mark.parametrize("case,name", _cases())
@@ -572,3 +650,23 @@ def test_scrub_hidden_tests_removes_hidden_lines_from_tracebacks():
     cell, _ = grading.ScrubHiddenTests().preprocess_cell(cell, {}, 0)
     text = json.dumps(cell.outputs)
     assert "should double" in text and "secret" not in text and "HIDDEN" not in text
+
+
+def test_planted_links_are_not_followed(course):
+    """A link to the instructor's notebook in place of the executed notebook copies nothing of it."""
+    for name in ASSIGNMENTS:
+        source = nbformat.read(ROOT / "source" / name / f"{name}.ipynb", as_version=4)
+        theirs = [str(o.get("text", "")) for c in source.cells if c.cell_type == "code"
+                  for o in c.get("outputs", []) if len(str(o.get("text", ""))) >= 20]
+        graded = _outputs(course["root"] / "autograded" / "plant-links" / name / f"{name}.ipynb")
+        assert not [t for t in theirs if t in graded], f"{name}: the instructor's outputs reached the graded notebook"
+
+
+def test_no_submission_ran_as_root_and_limits_are_reported(course):
+    for r in course["results"]:
+        summary = json.loads((course["root"] / "autograded" / r["student"] / r["assignment"] /
+                              "kpcourse-grading.json").read_text())
+        assert summary["uid"] not in (0, None), summary
+        if r["student"] == "bombs":
+            assert set(summary["limits_hit"]) == {"memory", "processes", "file size", "disk", "output"}, summary
+            assert r["seconds"] < 120, r

@@ -134,6 +134,8 @@ def test_band_hints_and_flags():
     assert report.flags(bad) == ["not isolated (no bwrap)", "killed: ran past its time budget",
                                  "timed out: ex1-predict", "kernel restarted", "locked cells restored: ex1-tests"]
     assert report.flags(None) and "no grading summary" in report.flags(None)[0]
+    assert report.flags(dict(ok, uid=61000, limits_hit=["memory", "output"])) == ["limit reached: memory, output"]
+    assert report.flags(dict(ok, uid=0)) == ["ran as root"]
 
 
 # ------------------------------------------------------------------ a gradebook without grading

@@ -132,3 +132,94 @@ def test_a_cell_that_kills_the_kernel_costs_only_that_cell(bwrap, tmp_path):
     out = nbformat.read(work / "out" / "executed.ipynb", as_version=4)
     assert out.cells[1].outputs[0]["ename"] == "DeadKernelError"
     assert out.cells[2].outputs[0]["text"] == "42\n"  # restarted, the cells above replayed
+
+
+# ------------------------------------------------------------ users, imports, limits
+def _run_cells(tmp_path, cells, timeout=30, **kwargs):
+    work = tmp_path / "work"
+    for sub in ("in", "run", "answers"):
+        (work / sub).mkdir(parents=True)
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    (work / "in" / "probes.json").write_text("{}")
+    nbformat.write(nb, work / "in" / "notebook.ipynb")
+    result = sandbox.run_notebook("notebook.ipynb", work, timeout, budget=180, **kwargs)
+    executed = work / "out" / "executed.ipynb"
+    texts = None
+    if executed.is_file():
+        out = nbformat.read(executed, as_version=4)
+        texts = ["".join(str(o.get("text", "")) + str(o.get("evalue", "")) for o in c.outputs) for c in out.cells]
+    return result, texts
+
+
+def test_runs_as_an_unprivileged_user_of_its_own(bwrap, tmp_path):
+    result, texts = _run_cells(tmp_path, [
+        "import os\nprint(os.getuid(), os.geteuid(), os.getgid(), os.getgroups())",
+        "print(open('/proc/self/status').read().split('CapEff:')[1].split()[0])",
+        "import subprocess\nprint(subprocess.run(['su', '-c', 'id'], capture_output=True, text=True).returncode)"])
+    uid = result["uid"]
+    assert uid != 0 and texts[0].split()[:3] == [str(uid)] * 3, (result, texts)
+    assert texts[1].strip() == "0" * 16, texts  # no capability left
+    assert texts[2].strip() != "0", texts  # no way back to root
+
+
+def test_what_the_assignment_does_not_allow_is_absent(bwrap, tmp_path):
+    from kpcourse.grading.allowed import Allowed
+
+    probe = ("import importlib, logging, pydoc\nfound = []\n"
+             "for name in ('kpcourse.perceptron', 'kpcourse.kernels', 'kpcourse.gram', 'kpcourse._dual', "
+             "'kpcourse.grading.policy', 'sklearn', 'scipy'):\n"
+             "    try:\n        importlib.import_module(name)\n        found.append(name)\n"
+             "    except ImportError as exc:\n        last = str(exc)\n"
+             "print(sorted(found), pydoc.locate('kpcourse.perceptron.Perceptron'), "
+             "'sklearn' in logging.sys.modules)\nprint(last)")
+    ok = "from kpcourse import checks, datasets, plotting\nprint(datasets.worked_example()[1].tolist())"
+    result, texts = _run_cells(tmp_path / "default", [probe, ok], allowed=Allowed())
+    assert texts[0].splitlines()[0] == "[] None False", texts
+    assert "not available while this assignment is graded" in texts[0], texts
+    assert texts[1].strip() == "[1, -1, 1, -1]", texts
+    model = Allowed(("kpcourse.perceptron", "sklearn", "scipy"))
+    result, texts = _run_cells(tmp_path / "model", [probe], allowed=model)
+    assert "['kpcourse._dual', 'kpcourse.gram', 'kpcourse.kernels', 'kpcourse.perceptron', 'scipy', 'sklearn'] " \
+           "<class 'kpcourse.perceptron._primal.Perceptron'> True" in texts[0], texts
+    assert "Warning" not in texts[0], texts  # scikit-learn starts without complaint
+
+
+def test_each_resource_bomb_is_stopped_by_its_limit_and_the_rest_runs(bwrap, tmp_path):
+    cells = [
+        "import numpy as np\ntry:\n    a = np.ones(6 * 2**30 // 8)\n    a[::512] = 2\n    print('ALLOCATED')\n"
+        "except MemoryError:\n    print('MEMORY STOPPED')",
+        "import subprocess\nps = []\ntry:\n    for _ in range(1000):\n"
+        "        ps.append(subprocess.Popen(['sleep', '60']))\nexcept OSError:\n    pass\n"
+        "print('PROCESSES', len(ps))\nfor p in ps:\n    p.kill()\n    p.wait()",
+        "try:\n    with open('/grading/out/big', 'wb') as f:\n        for _ in range(5 * 1024):\n"
+        "            f.write(b'x' * 2**20)\n    print('WROTE 5 GiB')\n"
+        "except OSError as exc:\n    print('FILE STOPPED', exc)\n"
+        "import os\nos.remove('/grading/out/big')",
+        "print('y' * 300_000_000)",
+        "print('STILL HERE', 6 * 7)",
+    ]
+    result, texts = _run_cells(tmp_path, cells, timeout=60)
+    assert result["limit"] is None and result["returncode"] == 0, result
+    assert texts[0].strip() == "MEMORY STOPPED", texts[0]
+    started = int(texts[1].split()[1])
+    assert 0 < started < 256, texts[1]
+    assert texts[2].startswith("FILE STOPPED") and "File too large" in texts[2], texts[2]
+    assert "[output cut:" in texts[3] and len(texts[3]) < 2 * 2**20, len(texts[3])
+    assert texts[4] == "STILL HERE 42\n", texts[4]
+
+
+@pytest.mark.parametrize("bomb,limit", [
+    # several processes, each under the per-process limit, over it together
+    ("import subprocess, sys\ncode = 'import numpy as np, time; a = np.ones(900 * 2**20 // 8); time.sleep(30)'\n"
+     "ps = [subprocess.Popen([sys.executable, '-c', code]) for _ in range(4)]\n[p.wait() for p in ps]", "memory"),
+    # many files, each under the file-size limit, over the work folder's allowance together
+    ("for i in range(400):\n    open(f'/grading/out/f{i}', 'wb').write(b'x' * 2**20)", "disk"),
+])
+def test_a_submission_over_its_whole_allowance_is_stopped(bwrap, tmp_path, bomb, limit):
+    import time
+
+    started = time.monotonic()
+    result, _ = _run_cells(tmp_path, ["print('before')", bomb, "import time\ntime.sleep(20)\nprint('after')"])
+    assert result["limit"] == limit, result
+    assert time.monotonic() - started < 25, "stopped when the limit was passed, not at the end"

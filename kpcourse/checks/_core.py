@@ -48,6 +48,10 @@ PROBES_ENV = "KPCOURSE_PROBES"
 ANSWERS_ENV = "KPCOURSE_ANSWERS"
 #: Largest answer file the grader reads (bytes).
 MAX_ANSWER_BYTES = 64 * 2**20
+#: Largest array the grader decodes (elements × itemsize, checked before anything is allocated).
+MAX_ARRAY_BYTES = 256 * 2**20
+#: Widest string a decoded string array may hold (characters).
+MAX_STRING_CHARS = 1000
 
 
 # ----------------------------------------------------------------- formatting
@@ -641,7 +645,14 @@ def _decode_array(data):
         return Opaque("unreadable array")
     if dtype.kind not in _KINDS or dtype.fields is not None or any(s < 0 for s in shape):
         return Opaque(f"ndarray of dtype {dtype}")
+    # sizes are checked before anything is allocated: a short answer may name a huge array
+    if len(shape) > 32 or math.prod(shape) * dtype.itemsize > MAX_ARRAY_BYTES:
+        return Opaque("array too large")
+    if dtype.kind == "U" and dtype.itemsize > 4 * MAX_STRING_CHARS:
+        return Opaque("array of too long strings")
     if dtype.kind == "U" or "list" in data:
+        if _leaves(data.get("list", []), math.prod(shape)) != math.prod(shape):
+            return Opaque("unreadable array")
         try:
             arr = np.array(data.get("list", []), dtype=dtype)
         except (TypeError, ValueError):
@@ -651,6 +662,18 @@ def _decode_array(data):
     if len(raw) != dtype.itemsize * math.prod(shape):
         return Opaque("unreadable array")
     return np.frombuffer(raw, dtype=dtype).reshape(shape).copy()
+
+
+def _leaves(nested, most):
+    """How many non-list entries ``nested`` holds (counting stops past ``most``)."""
+    count, todo = 0, [nested]
+    while todo and count <= most:
+        item = todo.pop()
+        if isinstance(item, list):
+            todo.extend(item)
+        else:
+            count += 1
+    return count
 
 
 def dumps(value):

@@ -15,6 +15,8 @@ from nbclient.exceptions import CellTimeoutError, DeadKernelError
 from nbclient.util import ensure_async
 from nbformat import NotebookNode
 
+from kpcourse.grading.limits import cut_note
+
 __all__ = ["RestartingExecute", "timeout_output"]
 
 #: What nbgrader's Execute writes for a cell that timed out (its ``error_on_timeout``).
@@ -40,17 +42,55 @@ class RestartingExecute(NotebookClient):
         Per-cell limit (s).
     cwd : str
         The kernel's working folder.
+    output_limit : int, optional
+        Bytes of output each cell keeps; past it the rest is dropped as it arrives (a
+        note marks the cut), so a flood of output never fills the executor's memory.
     """
 
-    def __init__(self, nb, timeout, cwd, **kwargs):
+    def __init__(self, nb, timeout, cwd, output_limit=None, **kwargs):
         kwargs.setdefault("kernel_manager_class", AsyncKernelManager)
         super().__init__(nb, timeout=timeout, interrupt_on_timeout=True, allow_errors=True,
                          raise_on_iopub_timeout=True, error_on_timeout=dict(_ERROR_ON_TIMEOUT),
                          resources={"metadata": {"path": str(cwd)}}, **kwargs)
         self.on_cell_executed = _record_error_reply
         self._skip = set()
+        self.output_limit = output_limit
+        self._used = {}  # cell index -> [bytes kept, cut?]
+        if output_limit is not None:  # the kernel cuts what cells print (before any student code runs)
+            self.extra_arguments = [*self.extra_arguments, "--IPKernelApp.exec_lines="
+                                    "import kpcourse.grading.limits as _l; "
+                                    f"_l.cap_kernel_output({int(output_limit)}); del _l"]
+
+    def create_kernel_manager(self):
+        km = super().create_kernel_manager()
+        if self.output_limit is not None:
+            # a message larger than this is refused by ZeroMQ (the connection is re-made), never
+            # read into memory: a kernel that prints hundreds of MB cannot sink the executor
+            import zmq
+
+            km.context.setsockopt(zmq.MAXMSGSIZE, max(16 * 2**20, 4 * int(self.output_limit)))
+        return km
+
+    def output(self, outs, msg, display_id, cell_index):
+        if self.output_limit is None:
+            return super().output(outs, msg, display_id, cell_index)
+        used = self._used.setdefault(cell_index, [0, False])
+        content = msg.get("content") or {}
+        error = msg.get("msg_type") == "error"
+        if error:  # kept after a cut: it says why the cell failed
+            content["evalue"] = str(content.get("evalue", ""))[:2000]
+            content["traceback"] = [str(t)[:2000] for t in (content.get("traceback") or [])[-20:]]
+        size = _content_size(content)
+        if used[0] + size > self.output_limit and not error:
+            if not used[1]:
+                outs.append(NotebookNode(cut_note(self.output_limit)))
+                used[1] = True
+            return None
+        used[0] += size
+        return super().output(outs, msg, display_id, cell_index)
 
     async def async_execute_cell(self, cell, cell_index, execution_count=None, store_history=True):
+        self._used.pop(cell_index, None)
         try:
             cell = await super().async_execute_cell(cell, cell_index, execution_count, store_history)
         except CellTimeoutError:
@@ -67,6 +107,15 @@ class RestartingExecute(NotebookClient):
             cell.outputs = [NotebookNode(output_type="error", ename="DeadKernelError", evalue=why,
                                          traceback=[f"DeadKernelError: {why}"])]
             return cell
+        except Exception as exc:  # noqa: BLE001 - e.g. a message the kernel garbled ("Invalid Signature")
+            self.log.error("Cell %d: the kernel's messages could not be read (%r): restarting it", cell_index, exc)
+            self._skip.add(cell_index)
+            await self._restart_and_replay(cell_index)
+            why = ("the kernel sent output that could not be read while running this cell (did it start too "
+                   "many processes?); it was restarted and the cells above it were run again")
+            cell.outputs = [NotebookNode(output_type="error", ename="DeadKernelError", evalue=why,
+                                         traceback=[f"DeadKernelError: {why}"])]
+            return cell
         if any(o.get("ename") == "CellTimeoutError" for o in cell.get("outputs", [])):
             self._skip.add(cell_index)  # interrupted in time; never run it again
         return cell
@@ -80,9 +129,16 @@ class RestartingExecute(NotebookClient):
             kept = other.outputs
             try:
                 await super().async_execute_cell(other, idx, store_history=False)
-            except (CellTimeoutError, DeadKernelError):
+            except Exception:  # noqa: BLE001 - timed out, killed its kernel or garbled its messages
                 self._skip.add(idx)
             other.outputs = kept
+
+
+def _content_size(content):
+    size = len(str(content.get("text", ""))) + len(str(content.get("evalue", "")))
+    for value in (content.get("data") or {}).values():
+        size += len(value) if isinstance(value, str) else len(str(value))
+    return size + sum(len(str(t)) for t in content.get("traceback") or [])
 
 
 def _record_error_reply(cell, execute_reply, **kwargs):

@@ -1,6 +1,7 @@
 """Run one submission's notebook; started by the grader inside the sandbox.
 
-``python -m kpcourse.grading.inside NOTEBOOK OUT --timeout SECONDS``: executes every
+``python -m kpcourse.grading.inside NOTEBOOK OUT --timeout SECONDS --limits JSON``: sets the
+resource limits (:func:`kpcourse.grading.limits.apply_rlimits`), then executes every
 cell (a cell that ignores the interrupt gets its kernel restarted, see
 :class:`kpcourse.grading.executor.RestartingExecute`) and writes the executed notebook
 to OUT. The grader's test cells have been replaced by calls to
@@ -20,7 +21,23 @@ def main(argv=None):
     parser.add_argument("notebook")
     parser.add_argument("out")
     parser.add_argument("--timeout", type=int, default=120)
+    parser.add_argument("--limits", default=None, help="kpcourse.grading.limits.Limits as JSON")
+    parser.add_argument("--user", type=int, default=None, help="become this unprivileged user first")
     args = parser.parse_args(argv)
+    if args.user is not None:  # before anything else: no student code ever runs as root
+        import os
+
+        os.setgroups([])
+        os.setgid(args.user)
+        os.setuid(args.user)
+        if os.getuid() == 0 or os.geteuid() == 0:
+            raise SystemExit("could not leave the root user")
+
+    from kpcourse.grading.limits import Limits, apply_rlimits
+
+    limits = Limits.from_json(args.limits) if args.limits else None
+    if limits is not None:  # before the kernel starts: it and everything it starts inherit them
+        apply_rlimits(limits)
 
     import nbformat
 
@@ -28,7 +45,8 @@ def main(argv=None):
 
     nb = nbformat.read(args.notebook, as_version=4)
     try:
-        RestartingExecute(nb, timeout=args.timeout, cwd=Path.cwd()).execute()
+        RestartingExecute(nb, timeout=args.timeout, cwd=Path.cwd(),
+                          output_limit=limits.output_bytes if limits else None).execute()
     finally:
         nbformat.write(nb, args.out)
     return 0

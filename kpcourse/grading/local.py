@@ -59,7 +59,7 @@ def judge(source_dir, notebooks, timeout=60, notebook_name=None):
     from kpcourse.grading.trusted import grading_context, is_test_cell, prepare_workdir, program_of, verdict
 
     source_dir = Path(source_dir)
-    cells, forbidden, locked, tests = grading_context(source_dir, notebook_name or source_dir.name)
+    cells, forbidden, locked, tests, _ = grading_context(source_dir, notebook_name or source_dir.name)
     with tempfile.TemporaryDirectory(prefix="kpcourse-local-") as tmp:
         work = {}
         for i, (label, nb) in enumerate(notebooks.items()):

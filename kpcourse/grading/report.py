@@ -78,6 +78,10 @@ def flags(summary):
         found.append("kernel restarted")
     if summary.get("locked_restored"):
         found.append(f"locked cells restored: {', '.join(summary['locked_restored'])}")
+    if summary.get("limits_hit"):
+        found.append(f"limit reached: {', '.join(summary['limits_hit'])}")
+    if summary.get("uid") == 0:
+        found.append("ran as root")
     return found
 
 
@@ -375,7 +379,7 @@ def _html(data, figures):
                   f"<img src='{e(figures['times'])}' alt='histogram of grading times'>"]
     flagged = [r for r in data["per_submission"] if r["flags"]]
     parts.append(f"<h2>Flagged by the grader</h2><p>{len(flagged)} submission(s): not isolated, timed out, "
-                 "kernel restarted, locked cells restored or no grading summary.</p>")
+                 "kernel restarted, locked cells restored, a resource limit reached or no grading summary.</p>")
     if flagged or data["not_graded"]:
         rows = ["<tr><th class=text>student</th><th class=text>why</th></tr>"]
         rows += [f"<tr data-flagged='{e(r['student'])}'><td class=text>{e(r['student'])}</td>"

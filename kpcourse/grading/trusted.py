@@ -27,7 +27,9 @@ from __future__ import annotations
 import copy
 import importlib.util
 import json
+import os
 import shutil
+import stat
 import sys
 import tempfile
 import time
@@ -40,9 +42,12 @@ from traitlets import Integer, Unicode
 
 from kpcourse.checks import _core
 from kpcourse.grading import policy, sandbox
+from kpcourse.grading.allowed import Allowed
+from kpcourse.grading.limits import Limits, cap_outputs, describe, limits_hit
 from kpcourse.grading.spec import DEFAULT_FORBIDDEN, GRADER_FILE, SUMMARY
 
-__all__ = ["TrustedExecute", "load_grader", "grading_context", "program_of", "prepare_workdir", "verdict", "SUMMARY"]
+__all__ = ["TrustedExecute", "load_grader", "grading_context", "program_of", "prepare_workdir", "verdict",
+           "read_untrusted", "SUMMARY"]
 
 PASSED = "All tests passed: the visible tests and the hidden ones.\n"
 _SNIPPET = ("# Grading: this cell only records what your functions return; the grader judges it.\n"
@@ -79,6 +84,20 @@ class TrustedExecute(NbGraderPreprocessor):
 
     timeout = Integer(120, help="Per-cell time limit in the sandbox (s).").tag(config=True)
     course_root = Unicode("", help="Course root (default: CourseDirectory.root or cwd).").tag(config=True)
+    memory_bytes = Integer(Limits.memory_bytes,
+                           help="Memory of a submission: each process and all together.").tag(config=True)
+    processes = Integer(Limits.processes, help="Processes and threads a submission may run at once.").tag(config=True)
+    tmp_bytes = Integer(Limits.tmp_bytes, help="Size of the sandbox's /tmp.").tag(config=True)
+    work_bytes = Integer(Limits.work_bytes, help="Bytes a submission may write to its work folder.").tag(config=True)
+    file_bytes = Integer(Limits.file_bytes, help="Largest file a submission may write.").tag(config=True)
+    output_bytes = Integer(Limits.output_bytes, help="Output kept per cell; the rest is cut.").tag(config=True)
+    answer_bytes = Integer(Limits.answer_bytes, help="Largest answers file of one test cell.").tag(config=True)
+
+    def limits(self):
+        """The :class:`~kpcourse.grading.limits.Limits` these settings give."""
+        return Limits(memory_bytes=self.memory_bytes, processes=self.processes, tmp_bytes=self.tmp_bytes,
+                      work_bytes=self.work_bytes, file_bytes=self.file_bytes, output_bytes=self.output_bytes,
+                      answer_bytes=self.answer_bytes)
 
     def preprocess(self, nb, resources):
         started = time.monotonic()
@@ -86,7 +105,8 @@ class TrustedExecute(NbGraderPreprocessor):
         assignment, notebook = info.get("assignment"), info.get("notebook")
         root = Path(self.course_root or self.config.get("CourseDirectory", {}).get("root") or Path.cwd())
         source_dir = root / "source" / assignment
-        cells, forbidden, locked, tests = grading_context(source_dir, notebook)
+        cells, forbidden, locked, tests, allowed = grading_context(source_dir, notebook)
+        limits = self.limits()
         # nbgrader has already put back the source's version of every locked cell (by grade_id)
         for c in nb.cells:
             if is_test_cell(c) and _nbg(c).get("grade_id") not in tests:  # not a test cell of this assignment
@@ -101,7 +121,7 @@ class TrustedExecute(NbGraderPreprocessor):
 
         workdir = Path(tempfile.mkdtemp(prefix="kpcourse-sandbox-"))
         try:
-            result = self._run(nb, cells, workdir, source_dir)
+            result = self._run(nb, cells, workdir, source_dir, limits, allowed)
             verdicts = {}
             for index, cell in enumerate(nb.cells):
                 if cell.cell_type != "code":
@@ -109,7 +129,8 @@ class TrustedExecute(NbGraderPreprocessor):
                 if is_test_cell(cell):
                     gid = _nbg(cell)["grade_id"]
                     problem = verdict(cells[gid], program, forbidden, workdir / "answers" / f"{gid}.json",
-                                      result["outputs"].get(index, []), log=self.log)
+                                      result["outputs"].get(index, []), log=self.log,
+                                      answer_bytes=limits.answer_bytes, stopped=result["stopped"])
                     verdicts[gid] = problem
                     cell.outputs = [_passed()] if problem is None else [_failed(problem)]
                 else:
@@ -123,6 +144,7 @@ class TrustedExecute(NbGraderPreprocessor):
                        "verdicts": verdicts, "timed_out_cells": result["timed_out"],
                        "timed_out_ids": [_nbg(nb.cells[i]).get("grade_id") or f"cell {i}" for i in result["timed_out"]],
                        "kernel_restarted": result["restarted"],
+                       "uid": result.get("uid"), "limits_hit": result["limits_hit"],
                        "locked_restored": _restored(root / "submitted" / str(info.get("student")) / assignment /
                                                     f"{notebook}.ipynb", nb, locked)}
             out_dir = Path(resources.get("metadata", {}).get("path") or ".")
@@ -132,36 +154,83 @@ class TrustedExecute(NbGraderPreprocessor):
         return nb, resources
 
     # ------------------------------------------------------------------ steps
-    def _run(self, nb, cells, workdir, source_dir):
+    def _run(self, nb, cells, workdir, source_dir, limits, allowed):
         """Run the notebook (test cells replaced by answer calls) in the sandbox."""
         prepare_workdir(workdir, nb, cells, source_dir)
         n_code = sum(c.cell_type == "code" for c in nb.cells)
         result = sandbox.run_notebook("notebook.ipynb", workdir, self.timeout,
-                                      budget=self.timeout * (n_code + 4) + 60)
-        # the answers folder is inside the sandbox's writable folder: answers/ is read as data
-        result.update(outputs={}, timed_out=[], restarted=False)
-        executed = workdir / "out" / "executed.ipynb"
-        if executed.is_file() and executed.stat().st_size < 200 * 2**20:
+                                      budget=self.timeout * (n_code + 4) + 60, limits=limits, allowed=allowed)
+        result.update(outputs={}, timed_out=[], restarted=False, limits_hit=[], stopped=None)
+        if result.get("limit"):
+            result["limits_hit"].append(result["limit"])
+            memory = result["limit"] == "memory"
+            allowance = describe(limits.memory_bytes if memory else limits.work_bytes)
+            result["stopped"] = (f"your notebook was stopped while it was graded: it used more than {allowance} "
+                                 f"of {'memory' if memory else 'disk'} (the limit while grading)")
+        elif result["killed"]:
+            result["stopped"] = "your notebook was stopped while it was graded: it ran past its time budget"
+        # the sandbox wrote out/ and answers/: read as data, never through a link, with size caps
+        text = read_untrusted(workdir, ("out", "executed.ipynb"), limits.output_bytes * (n_code + 8) + 8 * 2**20)
+        done = None
+        if text is not None:
             try:
-                done = nbformat.read(executed, as_version=4)
+                done = nbformat.reads(text.decode("utf-8", "replace"), as_version=4)
             except Exception as exc:  # noqa: BLE001 - anything the student's process wrote
                 self.log.error("unreadable executed notebook: %s", exc)
-                done = None
-            if done is not None and len(done.cells) == len(nb.cells):
-                for i, c in enumerate(done.cells):
-                    if c.cell_type == "code" and nb.cells[i].cell_type == "code":
-                        outs = [o for o in c.get("outputs", []) if isinstance(o, dict)]
-                        result["outputs"][i] = outs
-                        if any(o.get("ename") == "CellTimeoutError" for o in outs):
-                            result["timed_out"].append(i)
-                        if any(o.get("ename") in ("CellTimeoutError", "DeadKernelError") and
-                               "restarted" in str(o.get("evalue")) for o in outs):
-                            result["restarted"] = True
+        if done is not None and len(done.cells) == len(nb.cells):
+            for i, c in enumerate(done.cells):
+                if c.cell_type == "code" and nb.cells[i].cell_type == "code":
+                    outs = [o for o in c.get("outputs", []) if isinstance(o, dict)]
+                    outs, _ = cap_outputs(outs, limits.output_bytes)
+                    result["outputs"][i] = outs
+                    result["limits_hit"] += limits_hit(outs)
+                    if any(o.get("ename") == "CellTimeoutError" for o in outs):
+                        result["timed_out"].append(i)
+                    if any(o.get("ename") in ("CellTimeoutError", "DeadKernelError") and
+                           "restarted" in str(o.get("evalue")) for o in outs):
+                        result["restarted"] = True
         elif result["killed"]:
             self.log.error("the sandbox ran past its budget and was killed")
-        if result["returncode"] not in (0, None) and not executed.is_file():
+        result["limits_hit"] = list(dict.fromkeys(result["limits_hit"]))
+        if result["returncode"] not in (0, None) and text is None:
             self.log.error("the sandbox failed (%s):\n%s", result["returncode"], result["log"][-3000:])
         return result
+
+
+def read_untrusted(base, parts, max_bytes):
+    """The bytes of ``base/parts...``, a regular file the sandbox wrote, or ``None``.
+
+    ``base`` is the grader's own folder; below it nothing is trusted: no component is
+    followed if it is a link (``O_NOFOLLOW`` at each step, from the folder above's
+    descriptor), the file must be a regular file (never a FIFO or a device) and at most
+    ``max_bytes`` long.
+    """
+    flags = os.O_RDONLY | os.O_CLOEXEC | os.O_NOFOLLOW
+    opened = []
+    try:
+        fd = os.open(base, flags | os.O_DIRECTORY)
+        opened.append(fd)
+        for part in parts[:-1]:
+            fd = os.open(part, flags | os.O_DIRECTORY, dir_fd=fd)
+            opened.append(fd)
+        fd = os.open(parts[-1], flags | os.O_NONBLOCK, dir_fd=fd)
+        opened.append(fd)
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_size > max_bytes:
+            return None
+        chunks, size = [], 0
+        while size <= max_bytes:
+            chunk = os.read(fd, min(2**20, max_bytes + 1 - size))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+        return None if size > max_bytes else b"".join(chunks)
+    except OSError:
+        return None
+    finally:
+        for fd in opened:
+            os.close(fd)
 
 
 def grading_context(source_dir, notebook):
@@ -177,13 +246,16 @@ def grading_context(source_dir, notebook):
         grade_ids of the source notebook's locked cells.
     tests : set of str
         grade_ids of its autograded test cells.
+    allowed : kpcourse.grading.allowed.Allowed
+        What the sandbox holds for this assignment (the grader file's ``SANDBOX_ALLOW``).
     """
     source_dir = Path(source_dir)
     grader = load_grader(source_dir / GRADER_FILE)
     source_nb = nbformat.read(source_dir / f"{notebook}.ipynb", as_version=4)
     locked = {_nbg(c)["grade_id"] for c in source_nb.cells if _nbg(c).get("locked") and _nbg(c).get("grade_id")}
     tests = {_nbg(c)["grade_id"] for c in source_nb.cells if is_test_cell(c)}
-    return grader.cells(), tuple(getattr(grader, "FORBIDDEN", DEFAULT_FORBIDDEN)), locked, tests
+    return (grader.cells(), tuple(getattr(grader, "FORBIDDEN", DEFAULT_FORBIDDEN)), locked, tests,
+            Allowed.of_grader(grader))
 
 
 def program_of(nb, locked):
@@ -220,7 +292,7 @@ def prepare_workdir(workdir, nb, cells, source_dir):
             shutil.copy2(f, workdir / "run" / f.name)
 
 
-def verdict(cell, program, forbidden, answers_path, ran, log=None):
+def verdict(cell, program, forbidden, answers_path, ran, log=None, answer_bytes=Limits.answer_bytes, stopped=None):
     """``None`` when the test cell passes, else the message the student reads (never an expected value).
 
     Parameters
@@ -237,6 +309,10 @@ def verdict(cell, program, forbidden, answers_path, ran, log=None):
         The outputs of the test cell's recording call (for "the kernel said ...").
     log : logging.Logger, optional
         Where a judge that could not read an answer is reported.
+    answer_bytes : int, optional
+        Largest answers file read (:attr:`Limits.answer_bytes`).
+    stopped : str, optional
+        Why the whole notebook was stopped (a limit), said when an answer is missing.
     """
     names = cell.called()
     problems = program.verdict(names, cell.forbidden or forbidden, cell.allow, cell.what)
@@ -248,23 +324,33 @@ def verdict(cell, program, forbidden, answers_path, ran, log=None):
             return _core_message(cell.exercise, [
                 f"{', '.join(loops)} uses a Python loop (for, while or a comprehension); this exercise "
                 "asks for whole-array NumPy operations"])
-    if not answers_path.is_file():
+    answers_path = Path(answers_path)
+    data = read_untrusted(answers_path.parent.parent, (answers_path.parent.name, answers_path.name),
+                          answer_bytes)
+    if data is None:
+        if stopped:
+            return f"no answer from your code for this test: {stopped}"
+        try:
+            too_large = answers_path.lstat().st_size > answer_bytes
+        except OSError:
+            too_large = False
+        if too_large:
+            return (f"your functions' answers for this test are larger than {describe(answer_bytes)} "
+                    "(the limit while grading): return arrays of the asked shape")
         errors = [f"{o.get('ename')}: {str(o.get('evalue'))[:200]}" for o in ran if o.get("output_type") == "error"]
         return (f"no answer from your code for this test: the cell before it may have timed out or the "
                 f"kernel stopped ({', '.join(names)} could not be called)" +
                 (f"; the kernel said {errors[0]}" if errors else ""))
     try:
-        if answers_path.stat().st_size > _core.MAX_ANSWER_BYTES:
-            raise ValueError("answer too large")
-        raw = json.loads(answers_path.read_text())
-    except (ValueError, OSError, RecursionError):
-        return "your functions' answers could not be read (too large or not plain data)"
+        raw = json.loads(data)
+    except (ValueError, RecursionError):
+        return "your functions' answers could not be read (not plain data)"
     for i, test in enumerate(cell.tests):
         got = raw[i] if isinstance(raw, list) and i < len(raw) and isinstance(raw[i], list) else []
-        answers = [_core.Answer.from_data(c, got[j]) if j < len(got)
-                   else _core.Answer(c, error="NoAnswer", message="it did not finish in time")
-                   for j, c in enumerate(test.calls)]
         try:
+            answers = [_core.Answer.from_data(c, got[j]) if j < len(got)
+                       else _core.Answer(c, error="NoAnswer", message="it did not finish in time")
+                       for j, c in enumerate(test.calls)]
             test.judge(answers)
         except AssertionError as exc:
             return str(exc) or "a test failed"

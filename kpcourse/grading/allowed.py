@@ -1,0 +1,155 @@
+"""What a submission's kernel can import while it is graded: the rest is absent, not forbidden.
+
+The source policy (:mod:`.policy`) reads the student's code for calls of a reference;
+Python has more ways to name a module than any reader can follow. So the sandbox also
+*lacks* the references: it sees a trimmed copy of the ``kpcourse`` package that holds
+only what the assignment allows (the checks, the course data and the plots by default,
+plus the modules they import), and in place of scikit-learn and SciPy a package whose
+import fails with a clear message. What is not there cannot be called, whatever route
+the code takes to it.
+
+A grader file widens this with ``SANDBOX_ALLOW`` (dotted names), e.g.
+``("kpcourse.perceptron", "sklearn", "scipy")`` where an exercise fits the package's
+model: ``kpcourse.X`` adds that part of the package (and what it imports); a top-level
+name keeps that installed package. This module imports only the standard library.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib.util
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = ["Allowed", "DEFAULT_PACKAGE", "ABSENT"]
+
+#: The parts of kpcourse every graded notebook may import (and the sandbox's own runner).
+DEFAULT_PACKAGE = ("checks", "datasets", "data", "plotting")
+#: Installed packages that are absent from the sandbox unless a grader file allows them.
+ABSENT = ("sklearn", "scipy")
+#: The only files of kpcourse.grading the sandbox needs: its runner and executor.
+_GRADING_FILES = ("__init__.py", "inside.py", "executor.py", "limits.py")
+
+_STUB = '''"""Absent while this assignment is graded."""
+raise ImportError("{name} is not available while this assignment is graded: the exercises ask "
+                  "for your own code with NumPy (the grader file's SANDBOX_ALLOW decides what is there)")
+'''
+
+
+def _package_dir():
+    import kpcourse
+
+    return Path(kpcourse.__file__).resolve().parent
+
+
+@dataclass(frozen=True)
+class Allowed:
+    """What a sandbox holds: ``extra`` widens the default (see module doc).
+
+    Parameters
+    ----------
+    extra : tuple of str, default=()
+        ``"kpcourse.<part>"`` or the top-level name of an installed package.
+    """
+
+    extra: tuple = ()
+
+    def __post_init__(self):
+        parts = {p.name.removesuffix(".py") for p in _package_dir().iterdir()}
+        for name in self.extra:
+            top, _, rest = str(name).partition(".")
+            if top == "kpcourse":
+                if rest.split(".")[0] not in parts:
+                    raise ValueError(f"SANDBOX_ALLOW names {name!r}, which is not a part of the kpcourse package "
+                                     f"(its parts: {', '.join(sorted(p for p in parts if not p.startswith('__')))})")
+            elif rest or importlib.util.find_spec(top) is None:
+                raise ValueError(f"SANDBOX_ALLOW names {name!r}: give kpcourse.<part> or the top-level name of "
+                                 "an installed package (e.g. 'sklearn')")
+
+    @classmethod
+    def of_grader(cls, grader):
+        """The grader file's ``SANDBOX_ALLOW`` (a module loaded by :func:`.trusted.load_grader`)."""
+        return cls(tuple(getattr(grader, "SANDBOX_ALLOW", ())))
+
+    def parts(self):
+        """The parts of kpcourse in the sandbox: the default and the extras, with what they import."""
+        wanted = list(DEFAULT_PACKAGE) + [n.split(".")[1] for n in self.extra if n.startswith("kpcourse.")]
+        root, done = _package_dir(), set()
+        while wanted:
+            part = wanted.pop()
+            if part in done or part == "grading":
+                continue
+            done.add(part)
+            wanted.extend(_imported_parts(root, part))
+        return sorted(done)
+
+    def absent(self):
+        """The installed packages the sandbox replaces by a failing stand-in."""
+        return [name for name in ABSENT if name not in self.extra and importlib.util.find_spec(name) is not None]
+
+    def overlays(self, scratch):
+        """Build the trimmed package and the stand-ins in ``scratch``; ``[(source, destination)]``."""
+        scratch, root = Path(scratch), _package_dir()
+        trimmed = scratch / "kpcourse"
+        trimmed.mkdir(mode=0o755)
+        shutil.copy2(root / "__init__.py", trimmed / "__init__.py")
+        for part in self.parts():
+            source = root / part if (root / part).is_dir() else root / f"{part}.py"
+            if source.is_dir():
+                shutil.copytree(source, trimmed / part, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+            elif source.is_file():
+                shutil.copy2(source, trimmed / source.name)
+        (trimmed / "grading").mkdir(mode=0o755)
+        for name in _GRADING_FILES:
+            shutil.copy2(root / "grading" / name, trimmed / "grading" / name)
+        pairs = [(trimmed, root)]
+        for name in self.absent():
+            where = importlib.util.find_spec(name).submodule_search_locations
+            if not where:
+                continue
+            stub = scratch / "absent" / name
+            stub.mkdir(parents=True)
+            (stub / "__init__.py").write_text(_STUB.format(name=name))
+            pairs.append((stub, Path(list(where)[0]).resolve()))
+        _readable(scratch)
+        return pairs
+
+
+def _readable(top):
+    top.chmod(0o755)
+    for path in top.rglob("*"):
+        path.chmod(0o755 if path.is_dir() else 0o644)
+
+
+def _imported_parts(root, part):
+    """The other parts of kpcourse that the files of ``part`` import (absolute or relative)."""
+    source = root / part if (root / part).is_dir() else root / f"{part}.py"
+    files = sorted(source.rglob("*.py")) if source.is_dir() else [source] if source.is_file() else []
+    found = set()
+    for path in files:
+        package = ["kpcourse", *path.relative_to(root).with_suffix("").parts]
+        if package[-1] == "__init__":
+            package = package[:-1]
+        else:
+            package = package[:-1]
+        try:
+            tree = ast.parse(path.read_text())
+        except SyntaxError:
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = package[: len(package) - node.level + 1] if node.level else []
+                module = [*base, *(node.module.split(".") if node.module else [])]
+                names = [".".join(module)] + [".".join([*module, a.name]) for a in node.names] \
+                    if node.level or node.module else []
+            else:
+                continue
+            for name in names:
+                bits = name.split(".")
+                if len(bits) > 1 and bits[0] == "kpcourse" and bits[1] != part:
+                    found.add(bits[1])
+    parts = {p.name.removesuffix(".py") for p in root.iterdir()}
+    return sorted(found & parts)
