@@ -41,6 +41,15 @@ def test_honest_code_passes(sources):
     assert verdict(sources) == []
 
 
+@pytest.mark.parametrize("chain", ["logging.sys.modules['kpcourse.perceptron']", "np._pytesttester.sys.modules",
+                                   "torch.importlib.import_module('sklearn')", "pydoc.locate('kpcourse.perceptron')"])
+def test_attribute_chains_to_the_module_table_are_escapes(chain):
+    top = chain.split(".")[0]
+    imports = {"np": "import numpy as np", "torch": "import torch"}.get(top, f"import {top}")
+    got = verdict([f"{imports}\ndef train(X, y):\n    return {chain}"])
+    assert got and "which the grader cannot check" in got[0], got
+
+
 @pytest.mark.parametrize("sources,expected", [
     (["from kpcourse.perceptron import Perceptron\ndef train(X, y):\n    return Perceptron().fit(X, y).coef_"],
      "calling kpcourse.perceptron.Perceptron gets no credit"),

@@ -45,8 +45,12 @@ ESCAPE_MODULES = frozenset({
     "numpy.load", "numpy.lib", "numpy.ctypeslib", "numpy.f2py", "numpy.distutils", "numpy.testing",
     "torch.load", "torch.jit", "torch.hub", "torch.package", "torch.utils", "torch.ops",
     "torch.library", "torch._C", "torch.classes", "kpcourse.grading",
-    "pandas.read_pickle",
+    "pandas.read_pickle", "pydoc",
 })
+#: Module names that, reached as an attribute of another module (``logging.sys``, ``torch.importlib``,
+#: ``np._pytesttester.sys``), are a way to every other module: an escape wherever they appear in a chain.
+ESCAPE_ATTRIBUTES = frozenset({"sys", "_sys", "os", "_os", "importlib", "builtins", "subprocess", "pydoc",
+                               "ctypes", "gc", "inspect", "runpy", "pickle", "imp", "pkgutil"})
 #: Escapes that can read but not redefine the notebook's names: reached through a function that
 #: top-level code calls, they cost that function's exercise only (the others, e.g. exec or
 #: importlib with a computed name, could define anything, so they cost every exercise).
@@ -444,6 +448,11 @@ def _references(node, aliases):
             parts = _dotted(sub)
             if parts and parts[0] in aliases and not getattr(_base(sub), "_kp_local", False):
                 yield "dotted", ".".join([aliases[parts[0]], *parts[1:]])
+                chain = [aliases[parts[0]].split(".")[-1], *parts[1:]]
+                for i, attr in enumerate(chain[1:], 1):
+                    if attr in ESCAPE_ATTRIBUTES:
+                        yield "escape", ".".join(chain[: i + 1])
+                        break
         elif isinstance(sub, ast.Import):
             for a in sub.names:
                 yield "import", a.name
