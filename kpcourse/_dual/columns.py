@@ -87,6 +87,10 @@ class GramColumns(_Source):
     def row(self, i, lo):
         return self.ops.host(self.cols[i, self.pos[lo:]], self.decision)
 
+    def has(self, i):
+        """Column i is at hand (always, for a Gram matrix)."""
+        return True
+
     def add(self, F, idx, S):
         self._apply(F, S, self.cols[self.ops.index(idx)])
 
@@ -134,6 +138,10 @@ class KernelColumns(_Source):
             self.evaluations += len(values)
             self.seconds += time.perf_counter() - t0
         return self.ops.host(values, self.decision)
+
+    def has(self, i):
+        """Column i is in the store (its row can be read without computing it)."""
+        return self.slot[i] >= 0
 
     def add(self, F, idx, S):
         slots = self.slot[idx]

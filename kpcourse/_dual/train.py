@@ -18,21 +18,19 @@ The window grows when mistakes are rare and shrinks when they are dense, aiming 
 about ``TARGET`` mistakes per window: large products for the device, small rows for the
 host; it never exceeds n/8 positions, so the rows cost at most an eighth of the columns.
 
-With a ``budget`` (the most support vectors kept), a window ends right after the mistake
-that makes one support vector too many, and the oldest support vector is then removed
-(its α set to 0, its contribution subtracted from every decision value, as the Forgetron
-removes the oldest, without its shrinking): training stays exactly the per-sample rule with
-that removal after the step, and never holds more than ``budget`` support vectors.
+With a ``budget`` (the most support vectors kept), the oldest support vector is removed
+right after the step whose mistake makes one too many (:mod:`.budget`): training stays the
+per-sample rule with that removal, and never holds more than ``budget`` support vectors.
 """
 
 from __future__ import annotations
 
-from collections import deque
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from .._backend import BlasThreads
+from .budget import Budget, remove
 from .columns import StoreFull
 
 TARGET = 64  # mistakes aimed at per window
@@ -85,9 +83,7 @@ def dual_train(sources, Y, fit_intercept, max_epochs, orders, progress=False, bu
 
 def _train(src, Yt, max_epochs, orders, progress, budget=None):
     C, n = Yt.shape
-    fifo = deque() if budget is not None else None  # support vectors, oldest first
-    is_sv = np.zeros(n, dtype=bool)
-    removed = 0
+    bud = None if budget is None else Budget(budget, n)
     F = src.ops.zeros((C, n), src.decision)
     alpha = np.zeros((C, n), dtype=np.int64)
     tau = np.zeros((C, n))
@@ -102,8 +98,16 @@ def _train(src, Yt, max_epochs, orders, progress, budget=None):
         p = 0
         while p < n:
             pos = order[p:p + width]
-            room = None if fifo is None else budget - len(fifo)
-            hits, masks, seen = _window(src, F, Yt, pos, active, is_sv, room)
+            hits, masks, seen = _window(src, F, Yt, pos, active, bud, alpha)
+            logs = (log_step, log_index, log_mask, log_count)
+            if bud is not None and bud.gone:  # the window's removals, in one batch
+                js = np.array([j for j, _ in bud.gone])
+                S = np.stack([remove(j, epoch * n + p + t + 1, alpha, tau, bias, bias_tau, Yt, src.intercept, logs)
+                              for j, t in bud.gone], axis=1)
+                for _ in bud.gone:
+                    bud.is_sv[bud.fifo.popleft()] = False
+                bud.removed += len(bud.gone)
+                src.add(F, js, S)
             if hits:
                 hits, masks = np.asarray(hits), np.asarray(masks)  # (k,), (k, C)
                 idx, steps = pos[hits], epoch * n + p + hits + 1
@@ -119,30 +123,21 @@ def _train(src, Yt, max_epochs, orders, progress, budget=None):
                 log_mask.append(masks)
                 log_count.append(masks.astype(np.int64))
                 src.add(F, idx, S)
-                if fifo is not None:
-                    fifo.extend(dict.fromkeys(i for i in idx.tolist() if not is_sv[i]))
-                is_sv[idx] = True
-                if fifo is not None and len(fifo) > budget:  # remove the oldest, after this step
-                    j = fifo.popleft()
-                    step, a = epoch * n + p + seen, alpha[:, j].copy()
-                    S = -(a * Yt[:, j])[:, None]
-                    alpha[:, j] = 0
-                    tau[:, j] -= a * step
-                    if src.intercept:
-                        bias += S[:, 0]
-                        bias_tau += S[:, 0] * step
-                    is_sv[j] = False
-                    removed += 1
-                    log_step.append(np.array([step]))
-                    log_index.append(np.array([j]))
-                    log_mask.append((a > 0)[None, :])
-                    log_count.append(-a[None, :])
-                    src.add(F, np.array([j]), S.astype(np.float64))
+                if bud is not None:
+                    bud.fifo.extend(bud.new)
+                    bud.is_sv[idx] = True
+                    if len(bud.fifo) > budget:  # the window ended early: remove the oldest after this step
+                        j = bud.fifo.popleft()
+                        S = remove(j, epoch * n + p + seen, alpha, tau, bias, bias_tau, Yt, src.intercept, logs)
+                        bud.is_sv[j] = False
+                        bud.removed += 1
+                        src.add(F, np.array([j]), S[:, None])
             width = _next_width(width, len(hits), seen, n)
             p += seen
         epochs += active
         history.append(int(made.sum()))
-        active &= made > 0
+        # a class without a mistake stops; with a budget all go on together (a removal can move any class)
+        active &= (made > 0) if bud is None else made.sum() > 0
         if bar is not None:
             bar.update(1)
             bar.set_postfix(mistakes=history[-1], columns=src.computed)
@@ -154,7 +149,7 @@ def _train(src, Yt, max_epochs, orders, progress, budget=None):
         alpha=alpha, tau=tau, bias=bias, bias_tau=bias_tau, epochs=epochs, converged=~active,
         history=history, log_step=_cat(log_step, np.zeros(0, np.int64)),
         log_index=_cat(log_index, np.zeros(0, np.int64)), log_classes=_cat(log_mask, np.zeros((0, C), bool)),
-        log_count=_cat(log_count, np.zeros((0, C), np.int64)), removed=removed,
+        log_count=_cat(log_count, np.zeros((0, C), np.int64)), removed=0 if bud is None else bud.removed,
         columns_computed=src.computed, kernel_evaluations=src.evaluations, kernel_seconds=src.seconds,
         precision=src.precision)
 
@@ -163,17 +158,19 @@ def _cat(parts, empty):
     return np.concatenate(parts) if parts else empty
 
 
-def _window(src, F, Yt, pos, active, is_sv=None, room=None):
+def _window(src, F, Yt, pos, active, bud=None, alpha=None):
     """Replay the per-sample rule over the window ``pos``; return mistake positions, class masks, positions seen.
 
-    With ``room`` (new support vectors allowed before one must be removed) the window
-    stops right after the mistake that makes ``room + 1`` new ones.
+    With a budget ``bud`` (:class:`.budget.Budget`) a removal's row is subtracted from the
+    rest of the window, or the window stops right after the step that needs a removal.
     """
     Fw = src.ops.host(F[:, src.ops.index(pos)], src.decision)  # the window's decision values (a copy)
     Yw = Yt[:, pos]
     src.start(pos)
     act = None if active.all() else active[:, None]
-    hits, masks, new = [], [], set()
+    hits, masks, hit = [], [], set()
+    if bud is not None:
+        bud.start()
     t, w = 0, len(pos)
     while t < w:
         e = min(t + SCAN, w)
@@ -188,10 +185,16 @@ def _window(src, F, Yt, pos, active, is_sv=None, room=None):
         t += k
         hits.append(t)
         masks.append(wrong[:, k])
-        if room is not None and not is_sv[pos[t]]:
-            new.add(pos[t])
-            if len(new) > room:
+        if bud is not None:
+            i = int(pos[t])
+            j = bud.mistake(i, t, hit, src.has)
+            hit.add(i)
+            if j is False:
                 return hits, masks, t + 1
+            if j is not None and t + 1 < w:  # the removed support vector leaves the rest of the window
+                r = src.row(j, t + 1) + src.intercept
+                for c in np.flatnonzero(alpha[:, j]):
+                    Fw[c, t + 1:] -= (alpha[c, j] * Yt[c, j]) * r
         if t + 1 < w:  # the mistake's kernel row moves the rest of the window: ± (k + 1)
             r = src.row(pos[t], t + 1)
             if src.intercept:
