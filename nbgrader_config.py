@@ -40,7 +40,7 @@ c.TrustedExecute.tmp_bytes = 512 * 2**20    # the sandbox's /tmp (and HOME)
 c.TrustedExecute.work_bytes = 256 * 2**20   # written to its work folder (answers, executed notebook)
 c.TrustedExecute.file_bytes = 128 * 2**20   # largest file
 c.TrustedExecute.output_bytes = 2**20       # output kept per cell; the rest is cut with a note
-c.TrustedExecute.answer_bytes = 2**20       # largest answers file of one test cell
+c.TrustedExecute.answer_bytes = 2**20       # largest answers file of one test cell (a Cell may allow more)
 
 # Grader files (hidden tests and their references) stay beside the source notebooks:
 # never copied into release/ or into a student's autograded folder.

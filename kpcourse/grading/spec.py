@@ -50,6 +50,9 @@ class Cell:
     loop_free : tuple of str, default=()
         Names of the student's functions that must not contain a Python loop
         (``for``/``while``/comprehension), themselves or through their own helpers.
+    answer_bytes : int, optional
+        Largest answers file of this cell, where its tests ask for large results (a Gram
+        matrix of thousands of points); default: the course's ``TrustedExecute.answer_bytes``.
     """
 
     exercise: str
@@ -59,6 +62,7 @@ class Cell:
     allow: tuple = ()
     loop_free: tuple = ()
     functions: tuple = field(default=())
+    answer_bytes: int | None = None
 
     def called(self):
         """Names of the student's functions the tests call or pass as arguments."""

@@ -325,6 +325,7 @@ def verdict(cell, program, forbidden, answers_path, ran, log=None, answer_bytes=
                 f"{', '.join(loops)} uses a Python loop (for, while or a comprehension); this exercise "
                 "asks for whole-array NumPy operations"])
     answers_path = Path(answers_path)
+    answer_bytes = cell.answer_bytes or answer_bytes
     data = read_untrusted(answers_path.parent.parent, (answers_path.parent.name, answers_path.name),
                           answer_bytes)
     if data is None:

@@ -234,7 +234,7 @@ def cells():
                                          [*visible.rbf_gram_tests("shape"), _gram_new_shapes()]),
         "ex1-rbf-gram-tests-loop-free": Cell("ex1-rbf-gram", gram,
                                              [*visible.rbf_gram_tests("loop_free"), _gram_large()],
-                                             loop_free=("rbf_gram",)),
+                                             loop_free=("rbf_gram",), answer_bytes=16 * 2**20),  # 12 MB
         "ex2-rbf-predict-tests-score": Cell("ex2-rbf-predict", predict,
                                             [*visible.rbf_predict_tests("score"), _predict_scores()]),
         "ex2-rbf-predict-tests-label": Cell("ex2-rbf-predict", predict,

@@ -305,7 +305,7 @@ def cells():
                                       forbidden=TILED_FORBIDDEN),
         "ex1-tiled-tests-memory": Cell("ex1-tiled", tiled,
                                        [*visible.tiled_tests("memory"), _tiled_memory_new_data()],
-                                       forbidden=TILED_FORBIDDEN),
+                                       forbidden=TILED_FORBIDDEN, answer_bytes=32 * 2**20),  # 23 MB
         "ex2-incremental-tests-counts": Cell("ex2-incremental", train, [*visible.incremental_tests("counts"),
                                                                         _incremental_counts_new_data()]),
         "ex2-incremental-tests-bias": Cell("ex2-incremental", train, [*visible.incremental_tests("bias"),
