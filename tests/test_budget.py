@@ -111,3 +111,13 @@ def test_staged_averaged_refused_with_a_budget():
     m = KernelPerceptron(kernel="rbf", gamma=0.5, budget=5, max_epochs=2, random_state=0).fit(X, y)
     with pytest.raises(ValueError, match="budget"):
         next(m.staged_decision_function(X, mode="averaged"))
+
+
+def test_staged_scores_are_the_models_after_each_epoch():
+    # the support vectors of earlier epochs were removed since: the staged scores still use them
+    X, y = _data()
+    m3 = KernelPerceptron(**POLY, budget=15, max_epochs=3, random_state=0).fit(X, y)
+    staged = list(m3.staged_decision_function(X[:40]))
+    for e in (1, 2):
+        m = KernelPerceptron(**POLY, budget=15, max_epochs=e, random_state=0).fit(X, y)
+        np.testing.assert_allclose(staged[e - 1], m.decision_function(X[:40]), rtol=1e-12, atol=1e-9)

@@ -216,6 +216,10 @@ class KernelPerceptron(ClassifierMixin, BaseEstimator):
         self._dual_coef_avg = (a_avg * Y.T)[:, self.support_]
         if not pre:
             self.support_vectors_ = X[self.support_]
+        # with a budget, the earlier epochs had support vectors that were removed since
+        self._staged = None if self.budget is None else np.unique(r.log_index)
+        if self._staged is not None and not pre:
+            self._staged_vectors = X[self._staged]
         self.alpha_, self.intercept_ = squeeze(classes, r.alpha), squeeze(classes, r.bias)
         self.alpha_avg_, self.intercept_avg_ = squeeze(classes, a_avg), squeeze(classes, b_avg)
         self.n_epochs_, self.converged_, self.history_ = int(r.epochs.max()), bool(r.converged.all()), r.history
@@ -264,14 +268,16 @@ class KernelPerceptron(ClassifierMixin, BaseEstimator):
                                            coef0=self.coef0, X=X)
 
     # ------------------------------------------------------------- predict
-    def _kernel_to_support(self, X):
+    def _kernel_to_support(self, X, support=None, vectors=None):
+        support = self.support_ if support is None else support
         if self.kernel == "precomputed":
-            return X[:, self.support_]
+            return X[:, support]
+        vectors = self.support_vectors_ if vectors is None else vectors
         if callable(self.kernel):
-            return _call_kernel(self.kernel, X, self.support_vectors_)
-        if len(self.support_) == 0:
+            return _call_kernel(self.kernel, X, vectors)
+        if len(support) == 0:
             return np.zeros((X.shape[0], 0))
-        return gram_matrix(X, self.support_vectors_, kernel=self.kernel, device=self.device, **self._params)
+        return gram_matrix(X, vectors, kernel=self.kernel, device=self.device, **self._params)
 
     def decision_function(self, X):
         """Scores of the predictor chosen by ``mode``: shape (n,) for two classes, else (n, n_classes).
@@ -316,12 +322,14 @@ class KernelPerceptron(ClassifierMixin, BaseEstimator):
             raise ValueError("with a budget only mode='last' is staged (the averaged predictor would need "
                              "the removed support vectors).")
         X = validate_data(self, X, reset=False, dtype=np.float64)
-        Ks = self._kernel_to_support(X)
+        support = self.support_ if self._staged is None else self._staged
+        Ks = self._kernel_to_support(X, support, None if self._staged is None or self.kernel == "precomputed"
+                                     else self._staged_vectors)
         n = self._Y.shape[0]
         for epoch in range(1, self.n_epochs_ + 1):
             alpha, b, a_avg, b_avg = _dual.state_after(self._result, self._Y, n, epoch, self.fit_intercept)
             a, bb = (alpha, b) if mode == "last" else (a_avg, b_avg)
-            scores = Ks @ (a * self._Y.T)[:, self.support_].T + bb
+            scores = Ks @ (a * self._Y.T)[:, support].T + bb
             yield scores[:, 0] if len(self.classes_) == 2 else scores
 
     def staged_predict(self, X, mode=None):
