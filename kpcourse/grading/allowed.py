@@ -94,15 +94,22 @@ class Allowed:
         trimmed = scratch / "kpcourse"
         trimmed.mkdir(mode=0o755)
         shutil.copy2(root / "__init__.py", trimmed / "__init__.py")
+        if (root / "__pycache__").is_dir():
+            shutil.copytree(root / "__pycache__", trimmed / "__pycache__")
         for part in self.parts():
             source = root / part if (root / part).is_dir() else root / f"{part}.py"
             if source.is_dir():
-                shutil.copytree(source, trimmed / part, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+                # compiled files come along (their source's times are kept, so they stay valid):
+                # the sandbox writes none, and compiling the checks anew costs every kernel
+                shutil.copytree(source, trimmed / part)
             elif source.is_file():
                 shutil.copy2(source, trimmed / source.name)
         (trimmed / "grading").mkdir(mode=0o755)
         for name in _GRADING_FILES:
             shutil.copy2(root / "grading" / name, trimmed / "grading" / name)
+            for pyc in (root / "grading" / "__pycache__").glob(f"{name[:-3]}.*.pyc"):
+                (trimmed / "grading" / "__pycache__").mkdir(exist_ok=True)
+                shutil.copy2(pyc, trimmed / "grading" / "__pycache__" / pyc.name)
         pairs = [(trimmed, root)]
         for name in self.absent():
             where = importlib.util.find_spec(name).submodule_search_locations
