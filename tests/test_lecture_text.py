@@ -91,6 +91,29 @@ def test_no_maintainer_words_in_what_a_student_reads(path):
     assert not found, f"{path.name} speaks to maintainers:\n" + "\n".join(found)
 
 
+#: The parts every lecture has, in the words a student sees (markdown) or runs (code).
+SKELETON = {
+    "objectives": ("markdown", re.compile(r"objective|you will|learning goals", re.I)),
+    "a widget": ("code", re.compile(r"widgets|interact")),
+    "figures": ("code", re.compile(r"plt\.|plotting\.")),
+    "questions with collapsed answers": ("markdown", re.compile(r"<details")),
+    "optional extensions": ("markdown", re.compile(r"extension", re.I)),
+    "further reading": ("markdown", re.compile(r"further reading", re.I)),
+    "a summary": ("markdown", re.compile(r"^#{1,3} Summary", re.M)),
+    "a self-check": ("code", re.compile(r"self_check\(")),
+}
+
+
+@pytest.mark.parametrize("path", [p for p in NOTEBOOKS if p.stem[:2] != "00" and not p.stem.endswith("-appendix")],
+                         ids=lambda p: p.stem)
+def test_every_lecture_has_the_same_skeleton(path):
+    nb = _load(path)
+    text = {kind: "\n".join(_text(c["source"]) for c in nb["cells"] if c["cell_type"] == kind)
+            for kind in ("markdown", "code")}
+    missing = [part for part, (kind, pattern) in SKELETON.items() if not pattern.search(text[kind])]
+    assert not missing, f"{path.name} lacks {', '.join(missing)} (README, lesson table: the lecture skeleton)"
+
+
 def test_there_are_notebooks_to_check():
     assert any(p.stem.startswith("00-") for p in NOTEBOOKS), "no start page notebooks/00-*.ipynb"
     assert len(NOTEBOOKS) >= 9
