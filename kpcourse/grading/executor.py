@@ -15,7 +15,7 @@ from nbclient.exceptions import CellTimeoutError, DeadKernelError
 from nbclient.util import ensure_async
 from nbformat import NotebookNode
 
-from kpcourse.grading.limits import cut_note
+from kpcourse.grading.limits import cut_note, output_size
 
 __all__ = ["RestartingExecute", "timeout_output"]
 
@@ -80,7 +80,7 @@ class RestartingExecute(NotebookClient):
         if error:  # kept after a cut: it says why the cell failed
             content["evalue"] = str(content.get("evalue", ""))[:2000]
             content["traceback"] = [str(t)[:2000] for t in (content.get("traceback") or [])[-20:]]
-        size = _content_size(content)
+        size = output_size(content)
         if used[0] + size > self.output_limit and not error:
             if not used[1]:
                 outs.append(NotebookNode(cut_note(self.output_limit)))
@@ -132,13 +132,6 @@ class RestartingExecute(NotebookClient):
             except Exception:  # noqa: BLE001 - timed out, killed its kernel or garbled its messages
                 self._skip.add(idx)
             other.outputs = kept
-
-
-def _content_size(content):
-    size = len(str(content.get("text", ""))) + len(str(content.get("evalue", "")))
-    for value in (content.get("data") or {}).values():
-        size += len(value) if isinstance(value, str) else len(str(value))
-    return size + sum(len(str(t)) for t in content.get("traceback") or [])
 
 
 def _record_error_reply(cell, execute_reply, **kwargs):

@@ -97,8 +97,8 @@ _CUT = ("[output cut: this cell printed more than {limit} while it was graded; "
         "the rest of its output is not kept]\n")
 
 
-def _size(output):
-    """Bytes an output takes in the notebook (its text, data and traceback)."""
+def output_size(output):
+    """Bytes an output (or an output message's content) takes: its text, data, error and traceback."""
     size = len(str(output.get("text", "")))
     for value in (output.get("data") or {}).values():
         size += len(value) if isinstance(value, str) else len(json.dumps(value, default=str))
@@ -152,7 +152,7 @@ def cap_outputs(outputs, limit):
     """
     kept, used, cut = [], 0, False
     for out in outputs:
-        size = _size(out)
+        size = output_size(out)
         if used + size <= limit:
             kept.append(out)
             used += size

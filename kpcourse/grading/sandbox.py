@@ -38,6 +38,8 @@ from pathlib import Path
 __all__ = ["available", "run_notebook", "IsolationUnavailable"]
 
 INSIDE = "/grading"  # the work folder's path inside the sandbox
+#: System folders mounted read-only at their own paths.
+_SYSTEM = ("/usr", "/etc", "/bin", "/lib", "/lib64", "/lib32", "/sbin", "/opt/conda")
 
 
 class IsolationUnavailable(RuntimeError):
@@ -154,7 +156,7 @@ def bwrap_command(workdir, argv, env, *, user=None, tmp_bytes=None, overlays=())
         cmd += ["--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try",
                 "--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
     cmd += ["--hostname", "grading", "--clearenv"]
-    for top in ("/usr", "/etc", "/bin", "/lib", "/lib64", "/lib32", "/sbin", "/opt/conda"):
+    for top in _SYSTEM:
         p = Path(top)
         if p.is_symlink():
             cmd += ["--symlink", os.readlink(p), top]
@@ -189,8 +191,7 @@ def _parents(destinations):
     """``--dir`` options that create the folders above ``destinations`` readable by everyone
     (bubblewrap, run as root, would create them for root only), except folders that a
     mount of its own already provides."""
-    mounted = {"/usr", "/etc", "/bin", "/lib", "/lib64", "/lib32", "/sbin", "/opt/conda", "/tmp", INSIDE,
-               *destinations}
+    mounted = {*_SYSTEM, "/tmp", INSIDE, *destinations}
     wanted = set()
     for dest in destinations:
         for parent in Path(dest).parents:
