@@ -23,7 +23,7 @@ NBVAL_FLAGS := --nbval --nbval-sanitize-with tests/nbval_sanitize.cfg --nbval-ce
 
 DEVICE ?=
 
-.PHONY: setup sandbox lab test test-unit test-pipeline test-notebooks test-browser lint release autograde report checks-data validate bench bench-mnist-full bench-gpu \
+.PHONY: setup sandbox lab test test-unit test-pipeline test-notebooks test-browser lint release autograde report checks-data validate export-grades bench bench-mnist-full bench-gpu \
 	clean help
 
 help:
@@ -96,6 +96,13 @@ checks-data: $(STAMP)
 
 validate: $(STAMP)
 	$(BIN)/python -m kpcourse.grading validate $(NB)
+
+# Grades for an LMS, from gradebook.db, late penalties taken off (README, "Exporting grades to an LMS"):
+# FORMAT=canvas|moodle|csv writes grades-$(FORMAT).csv; CANVAS_IDS="02-perceptron-by-hand=4711 ..." names Canvas columns.
+FORMAT ?= canvas
+CANVAS_IDS ?=
+export-grades: $(STAMP)
+	$(BIN)/python -m kpcourse.grading.export $(FORMAT) $(foreach i,$(CANVAS_IDS),--canvas-id $(i))
 
 lint: $(STAMP)
 	$(BIN)/ruff check kpcourse tests benchmarks

@@ -18,6 +18,7 @@ from nbgrader.preprocessors import (
     SaveAutoGrades,
 )
 
+from kpcourse.grading.late import PerDayPenalty
 from kpcourse.grading.plugins import ScrubHiddenTests
 from kpcourse.grading.trusted import TrustedExecute
 
@@ -68,6 +69,14 @@ c.Autograde.autograde_preprocessors = [
     CheckCellMetadata,
 ]
 c.OverwriteCells.add_missing_cells = True
+
+# Late submissions (kpcourse.grading.late): each day late or part of a day, after 15 minutes of
+# grace, costs 10 % of the notebook's score, at most 50 %. Stored in the gradebook by autograde;
+# `make export-grades` and nbgrader's export take it off the score.
+c.AssignLatePenalties.plugin_class = PerDayPenalty
+c.PerDayPenalty.per_day = 0.10
+c.PerDayPenalty.cap = 0.50
+c.PerDayPenalty.grace_seconds = 15 * 60
 
 # Feedback: nbgrader keeps hidden tests in feedback by default; remove them,
 # including the lines that tracebacks quote.

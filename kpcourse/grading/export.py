@@ -1,0 +1,225 @@
+"""Grades out of the nbgrader gradebook into a file an LMS imports (``make export-grades``).
+
+Three layouts, one row per student (``plain csv`` excepted: one row per student and assignment):
+
+``canvas``
+    Canvas's gradebook CSV (the layout of its own gradebook export, which its import reads):
+    ``Student, ID, SIS User ID, SIS Login ID, Section``, then one column per assignment named
+    ``<assignment> (<Canvas assignment id>)``, or only ``<assignment>`` when no id is given (Canvas
+    then offers to create it as a new assignment). The second row, ``Points Possible``, holds
+    each assignment's maximum score. ``Student`` is ``Last, First`` (or the id), ``ID`` is the
+    student's ``lms_user_id`` in the gradebook (Canvas's numeric user id; empty when unknown),
+    ``SIS Login ID`` is the nbgrader student id (the login name on the hub); Canvas matches
+    a row on any of ``ID``, ``SIS User ID`` and ``SIS Login ID`` that is filled in.
+``moodle``
+    Moodle's CSV grade import (Grades > Import > CSV file): ``First name, Last name, ID number,
+    Email address``, then one column per assignment (the grade item). On import choose
+    *Map from* ``ID number`` (or ``Email address``) and *Map to* the user's ``idnumber`` (or
+    ``email``), and map each assignment column to its grade item.
+``csv``
+    ``student_id, first_name, last_name, email, assignment, duedate, timestamp, raw_score,
+    late_penalty, score, max_score``: nbgrader's own export, plus nothing hidden.
+
+Scores are after the late penalty (the policy in ``nbgrader_config.py``: :mod:`.late`), to two
+decimals. An assignment a student did not submit is left empty in ``canvas`` and ``moodle``
+(the LMS leaves that grade as it was) and has an empty timestamp and score 0 in ``csv``.
+
+Command line: ``python -m kpcourse.grading.export FORMAT [--db sqlite:///gradebook.db]
+[--out FILE] [--canvas-id ASSIGNMENT=ID ...]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+__all__ = ["FORMATS", "Gradesheet", "read_gradebook", "write", "main"]
+
+FORMATS = ("canvas", "moodle", "csv")
+CANVAS_IDENTITY = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
+MOODLE_IDENTITY = ["First name", "Last name", "ID number", "Email address"]
+CSV_COLUMNS = ["student_id", "first_name", "last_name", "email", "assignment", "duedate", "timestamp",
+               "raw_score", "late_penalty", "score", "max_score"]
+
+
+@dataclass
+class Gradesheet:
+    """What an export needs from the gradebook, read once.
+
+    Attributes
+    ----------
+    students : list of dict
+        ``id, first_name, last_name, email, lms_user_id`` (empty strings for what is unknown), by id.
+    assignments : list of dict
+        ``name, duedate, max_score``, in the gradebook's order (by due date, then name).
+    submissions : dict
+        ``{(student_id, assignment): {"timestamp", "raw_score", "late_penalty", "score"}}``;
+        missing when the student did not submit.
+    """
+
+    students: list = field(default_factory=list)
+    assignments: list = field(default_factory=list)
+    submissions: dict = field(default_factory=dict)
+
+
+def _s(value):
+    return "" if value is None else str(value)
+
+
+def _num(value):
+    """A score as the LMS reads it: ``7``, ``6.5``, ``6.33``."""
+    value = round(float(value), 2)
+    return str(int(value)) if value == int(value) else f"{value:g}"
+
+
+def read_gradebook(db_url):
+    """Read students, assignments and submissions from an nbgrader gradebook.
+
+    Parameters
+    ----------
+    db_url : str
+        SQLAlchemy URL of the gradebook, e.g. ``sqlite:////course/gradebook.db``.
+
+    Returns
+    -------
+    Gradesheet
+
+    Raises
+    ------
+    FileNotFoundError
+        When a ``sqlite:///`` URL names a file that does not exist (nbgrader would create an
+        empty gradebook there instead).
+    """
+    from nbgrader.api import Gradebook, MissingEntry
+
+    if db_url.startswith("sqlite:///"):
+        path = Path(db_url[len("sqlite:///"):])
+        if not path.is_file():
+            raise FileNotFoundError(f"no gradebook at {path}: run `make autograde` first (or pass --db)")
+    sheet = Gradesheet()
+    with Gradebook(db_url) as gb:
+        for st in sorted(gb.students, key=lambda s: s.id):
+            sheet.students.append({"id": st.id, "first_name": _s(st.first_name), "last_name": _s(st.last_name),
+                                   "email": _s(st.email), "lms_user_id": _s(st.lms_user_id)})
+        assignments = sorted(gb.assignments, key=lambda a: (a.duedate is None, a.duedate or 0, a.name))
+        for a in assignments:
+            sheet.assignments.append({"name": a.name, "duedate": _s(a.duedate), "max_score": float(a.max_score)})
+            for st in sheet.students:
+                try:
+                    sub = gb.find_submission(a.name, st["id"])
+                except MissingEntry:
+                    continue
+                raw, penalty = float(sub.score), float(sub.late_submission_penalty or 0.0)
+                sheet.submissions[(st["id"], a.name)] = {
+                    "timestamp": _s(sub.timestamp), "raw_score": raw, "late_penalty": penalty,
+                    "score": max(0.0, raw - penalty)}
+    return sheet
+
+
+def _canvas_rows(sheet, canvas_ids):
+    unknown = sorted(set(canvas_ids) - {a["name"] for a in sheet.assignments})
+    if unknown:
+        raise ValueError(f"--canvas-id names assignments that are not in the gradebook: {', '.join(unknown)}")
+    header = CANVAS_IDENTITY + [f"{a['name']} ({canvas_ids[a['name']]})" if a["name"] in canvas_ids else a["name"]
+                                for a in sheet.assignments]
+    rows = [header, ["Points Possible", "", "", "", ""] + [_num(a["max_score"]) for a in sheet.assignments]]
+    for st in sheet.students:
+        name = f"{st['last_name']}, {st['first_name']}" if st["last_name"] and st["first_name"] else st["id"]
+        rows.append([name, st["lms_user_id"], "", st["id"], ""] + _scores(sheet, st))
+    return rows
+
+
+def _scores(sheet, st):
+    return [_num(sub["score"]) if (sub := sheet.submissions.get((st["id"], a["name"]))) else ""
+            for a in sheet.assignments]
+
+
+def _moodle_rows(sheet):
+    rows = [MOODLE_IDENTITY + [a["name"] for a in sheet.assignments]]
+    for st in sheet.students:
+        rows.append([st["first_name"], st["last_name"], st["id"], st["email"]] + _scores(sheet, st))
+    return rows
+
+
+def _csv_rows(sheet):
+    rows = [CSV_COLUMNS]
+    for a in sheet.assignments:
+        for st in sheet.students:
+            sub = sheet.submissions.get((st["id"], a["name"]))
+            ident = [st["id"], st["first_name"], st["last_name"], st["email"], a["name"], a["duedate"]]
+            if sub is None:
+                rows.append(ident + ["", "0", "0", "0", _num(a["max_score"])])
+            else:
+                rows.append(ident + [sub["timestamp"], _num(sub["raw_score"]), _num(sub["late_penalty"]),
+                                     _num(sub["score"]), _num(a["max_score"])])
+    return rows
+
+
+def write(sheet, fmt, out, canvas_ids=None):
+    """Write ``sheet`` to ``out`` in one of :data:`FORMATS`; return the number of student rows.
+
+    Parameters
+    ----------
+    sheet : Gradesheet
+    fmt : {"canvas", "moodle", "csv"}
+    out : path-like
+        The file written (UTF-8, CSV quoting; folders made as needed).
+    canvas_ids : dict, optional
+        ``{assignment name: Canvas assignment id}`` for the Canvas column names.
+
+    Returns
+    -------
+    int
+
+    Raises
+    ------
+    ValueError
+        For an unknown format, or Canvas ids of assignments not in the gradebook.
+    """
+    if fmt == "canvas":
+        rows = _canvas_rows(sheet, dict(canvas_ids or {}))
+    elif fmt == "moodle":
+        rows = _moodle_rows(sheet)
+    elif fmt == "csv":
+        rows = _csv_rows(sheet)
+    else:
+        raise ValueError(f"unknown format {fmt!r}: choose one of {', '.join(FORMATS)}")
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with open(out, "w", newline="", encoding="utf-8") as fh:
+        csv.writer(fh).writerows(rows)
+    return len(sheet.students)
+
+
+def _canvas_id(text):
+    name, sep, ident = text.partition("=")
+    if not sep or not name or not ident.strip().isdigit():
+        raise argparse.ArgumentTypeError(f"--canvas-id wants ASSIGNMENT=NUMBER, got {text!r}")
+    return name, ident.strip()
+
+
+def main(argv=None):
+    """Command line of ``make export-grades``; returns the exit status."""
+    parser = argparse.ArgumentParser(prog="python -m kpcourse.grading.export", description=__doc__.split("\n")[0])
+    parser.add_argument("format", choices=FORMATS)
+    parser.add_argument("--db", default="sqlite:///gradebook.db", help="gradebook URL (default: ./gradebook.db)")
+    parser.add_argument("--out", help="file to write (default: grades-<format>.csv)")
+    parser.add_argument("--canvas-id", type=_canvas_id, action="append", default=[], metavar="ASSIGNMENT=ID",
+                        help="Canvas assignment id of an assignment (repeat for each)")
+    args = parser.parse_args(argv)
+    out = args.out or f"grades-{args.format}.csv"
+    try:
+        sheet = read_gradebook(args.db)
+        n = write(sheet, args.format, out, dict(args.canvas_id))
+    except (FileNotFoundError, ValueError) as exc:
+        print(f"export-grades: {exc}", file=sys.stderr)
+        return 2
+    print(f"{args.format}: {n} student(s), {len(sheet.assignments)} assignment(s) written to {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,102 @@
+"""The course's late-submission policy: a share of the score per day late, with a cap.
+
+nbgrader calls the plug-in named by ``c.AssignLatePenalties.plugin_class`` (in
+``nbgrader_config.py``) once per notebook of a late submission, during autograde, with
+the notebook's score and how many seconds after the due date it was submitted. The
+penalty it returns is stored in the gradebook (``late_submission_penalty``) and taken
+off the score in every export (``make export-grades``).
+
+Policy (the defaults; ``nbgrader_config.py`` sets them): every day late, or part of a day,
+after a grace period, costs ``per_day`` of the score obtained, up to ``cap``::
+
+    days    = ceil((seconds_late - grace_seconds) / 86400), at least 0
+    penalty = score * min(cap, per_day * days)
+
+With ``per_day = 0.1``, ``cap = 0.5`` and a 15-minute grace: 10 minutes late costs nothing,
+1 hour late 10 %, 2 days and 1 hour late 30 %, 8 days late 50 %.
+"""
+
+from __future__ import annotations
+
+import math
+
+from nbgrader.plugins import LateSubmissionPlugin
+from traitlets import Float
+
+__all__ = ["PerDayPenalty", "late_fraction", "DAY"]
+
+DAY = 86400.0
+
+
+def late_fraction(seconds_late, per_day, cap, grace_seconds=0.0):
+    """Share of the score taken off a submission ``seconds_late`` after the due date.
+
+    Parameters
+    ----------
+    seconds_late : float
+        Seconds between the due date and the submission (0 or less: on time).
+    per_day : float
+        Share of the score taken off per started day late, in [0, 1].
+    cap : float
+        Largest share taken off, in [0, 1].
+    grace_seconds : float, optional
+        Lateness forgiven before the first day starts counting.
+
+    Returns
+    -------
+    float
+        ``min(cap, per_day * days)`` with ``days`` the started days after the grace period.
+
+    Raises
+    ------
+    ValueError
+        When ``per_day`` or ``cap`` is outside [0, 1] or ``grace_seconds`` is negative.
+    """
+    if not (0.0 <= per_day <= 1.0 and 0.0 <= cap <= 1.0):
+        raise ValueError(f"late policy: per_day ({per_day}) and cap ({cap}) must be between 0 and 1")
+    if grace_seconds < 0:
+        raise ValueError(f"late policy: grace_seconds ({grace_seconds}) must not be negative")
+    late = float(seconds_late) - float(grace_seconds)
+    if late <= 0:
+        return 0.0
+    days = math.ceil(late / DAY)
+    return min(cap, per_day * days)
+
+
+class PerDayPenalty(LateSubmissionPlugin):
+    """nbgrader late-submission plug-in: ``per_day`` of the score per started day late, at most ``cap``.
+
+    Configure in ``nbgrader_config.py``::
+
+        c.AssignLatePenalties.plugin_class = PerDayPenalty
+        c.PerDayPenalty.per_day = 0.1
+        c.PerDayPenalty.cap = 0.5
+        c.PerDayPenalty.grace_seconds = 15 * 60
+    """
+
+    per_day = Float(0.1, help="Share of the score taken off per started day late (0 to 1).").tag(config=True)
+    cap = Float(0.5, help="Largest share of the score taken off (0 to 1).").tag(config=True)
+    grace_seconds = Float(0.0, help="Lateness forgiven before the first day counts, in seconds.").tag(config=True)
+
+    def late_submission_penalty(self, student_id, score, total_seconds_late):
+        """Points taken off one late notebook: ``score * late_fraction(...)``, rounded to 0.01.
+
+        Parameters
+        ----------
+        student_id : str
+            The student (only logged).
+        score : float
+            The notebook's score before the penalty.
+        total_seconds_late : float
+            Seconds after the due date.
+
+        Returns
+        -------
+        float
+            The penalty in points (0.0 on time or within the grace period).
+        """
+        share = late_fraction(total_seconds_late, self.per_day, self.cap, self.grace_seconds)
+        penalty = round(float(score or 0.0) * share, 2)
+        self.log.info("late policy: %s is %.0f s late, %.0f %% off: %s point(s)",
+                      student_id, total_seconds_late, 100 * share, penalty)
+        return penalty

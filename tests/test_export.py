@@ -1,0 +1,183 @@
+"""``make export-grades`` (kpcourse.grading.export) and the late policy (kpcourse.grading.late).
+
+A small gradebook is built in a temporary folder: two assignments, three students (one
+submits late, one never submits the second assignment).
+"""
+
+from __future__ import annotations
+
+import csv
+import subprocess
+import sys
+from datetime import datetime, timedelta
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbgrader.api import Gradebook
+from nbgrader.preprocessors import AssignLatePenalties
+from traitlets.config import Config
+
+from kpcourse.grading import export
+from kpcourse.grading.late import DAY, PerDayPenalty, late_fraction
+
+REPO = Path(__file__).resolve().parents[1]
+DUE1 = datetime(2026, 10, 1, 12, 0)
+DUE2 = datetime(2026, 10, 8, 12, 0)
+
+
+def _assignment(gb, name, due, points):
+    gb.add_assignment(name, duedate=due)
+    gb.add_notebook(name, name)
+    for i, p in enumerate(points):
+        gb.add_grade_cell(f"t{i}", name, name, max_score=p, cell_type="code")
+
+
+def _submit(gb, name, student, when, scores, penalty=None):
+    gb.add_submission(name, student, timestamp=when)
+    for i, s in enumerate(scores):
+        g = gb.find_grade(f"t{i}", name, name, student)
+        g.auto_score = s
+    if penalty is not None:
+        gb.find_submission_notebook(name, name, student).late_submission_penalty = penalty
+    gb.db.commit()
+
+
+@pytest.fixture
+def gradebook(tmp_path):
+    url = f"sqlite:///{tmp_path / 'gradebook.db'}"
+    with Gradebook(url) as gb:
+        _assignment(gb, "01-similarity", DUE1, [3, 4])
+        _assignment(gb, "02-perceptron-by-hand", DUE2, [5, 5])
+        gb.add_student("alice", first_name="Alice", last_name="Liddell", email="alice@uni.example",
+                       lms_user_id="1001")
+        gb.add_student("bob", first_name="Bob", last_name="Stone, Jr.", email="bob@uni.example")
+        gb.add_student("carol")
+        _submit(gb, "01-similarity", "alice", DUE1 - timedelta(hours=1), [3, 4])
+        _submit(gb, "02-perceptron-by-hand", "alice", DUE2, [5, 4.5])
+        _submit(gb, "01-similarity", "bob", DUE1 + timedelta(days=1, hours=1), [3, 2], penalty=1.0)
+        _submit(gb, "02-perceptron-by-hand", "bob", DUE2, [0, 0])
+        _submit(gb, "01-similarity", "carol", DUE1, [1, 0])
+    return url
+
+
+def _read(path):
+    with open(path, newline="", encoding="utf-8") as fh:
+        return list(csv.reader(fh))
+
+
+# ------------------------------------------------------------------ the late policy
+@pytest.mark.parametrize("seconds, expected", [
+    (-5, 0.0), (0, 0.0), (600, 0.0),            # early, on time, inside the 15-minute grace
+    (901, 0.1), (DAY + 900, 0.1),                # the first started day
+    (DAY + 901, 0.2), (2 * DAY + 3600, 0.3),     # 2 days 1 hour late: 3 started days
+    (5 * DAY + 900, 0.5), (30 * DAY, 0.5),       # the cap
+])
+def test_late_fraction(seconds, expected):
+    assert late_fraction(seconds, per_day=0.1, cap=0.5, grace_seconds=900) == pytest.approx(expected)
+
+
+def test_late_fraction_rejects_bad_policies():
+    for kwargs in ({"per_day": 1.5, "cap": 0.5}, {"per_day": 0.1, "cap": -0.1},
+                   {"per_day": 0.1, "cap": 0.5, "grace_seconds": -1}):
+        with pytest.raises(ValueError, match="late policy"):
+            late_fraction(3600, **kwargs)
+
+
+def test_plugin_penalty_in_points():
+    plugin = PerDayPenalty(per_day=0.25, cap=0.6)
+    assert plugin.late_submission_penalty("s", 8.0, 0) == 0.0
+    assert plugin.late_submission_penalty("s", 8.0, 1) == 2.0          # 1 second late: one day
+    assert plugin.late_submission_penalty("s", 8.0, 2 * DAY) == 4.0
+    assert plugin.late_submission_penalty("s", 7.0, 3 * DAY) == 4.2    # capped at 60 %
+    assert plugin.late_submission_penalty("s", 0.0, 3 * DAY) == 0.0
+
+
+def test_course_config_uses_the_plugin():
+    """``nbgrader_config.py`` names the plug-in and a policy inside [0, 1]."""
+    from traitlets.config.loader import PyFileConfigLoader
+
+    cfg = PyFileConfigLoader("nbgrader_config.py", path=str(REPO)).load_config()
+    assert cfg.AssignLatePenalties.plugin_class is PerDayPenalty
+    per_day, cap = cfg.PerDayPenalty.per_day, cfg.PerDayPenalty.cap
+    assert 0 < per_day <= cap <= 1
+
+
+def test_nbgrader_stores_the_penalty(gradebook):
+    """nbgrader's AssignLatePenalties, with the plug-in, writes the penalty into the gradebook."""
+    c = Config()
+    c.AssignLatePenalties.plugin_class = PerDayPenalty
+    c.PerDayPenalty.per_day, c.PerDayPenalty.cap = 0.1, 0.5
+    with Gradebook(gradebook) as gb:  # bob's 01 is 1 day 1 hour late, 5 of 7 points: 2 days, 20 %
+        gb.find_submission_notebook("01-similarity", "01-similarity", "bob").late_submission_penalty = None
+        gb.db.commit()
+    resources = {"nbgrader": {"notebook": "01-similarity", "assignment": "01-similarity", "student": "bob",
+                              "db_url": gradebook}}
+    AssignLatePenalties(config=c).preprocess(nbformat.v4.new_notebook(), resources)
+    with Gradebook(gradebook) as gb:
+        sub = gb.find_submission("01-similarity", "bob")
+        assert sub.late_submission_penalty == pytest.approx(1.0)
+        assert gb.find_submission("01-similarity", "alice").late_submission_penalty == 0.0
+
+
+# ------------------------------------------------------------------------ exports
+def test_canvas_layout(gradebook, tmp_path):
+    out = tmp_path / "canvas.csv"
+    sheet = export.read_gradebook(gradebook)
+    assert export.write(sheet, "canvas", out, {"02-perceptron-by-hand": "4711"}) == 3
+    rows = _read(out)
+    assert rows[0] == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section",
+                       "01-similarity", "02-perceptron-by-hand (4711)"]
+    assert rows[1] == ["Points Possible", "", "", "", "", "7", "10"]
+    assert rows[2] == ["Liddell, Alice", "1001", "", "alice", "", "7", "9.5"]
+    assert rows[3] == ["Stone, Jr., Bob", "", "", "bob", "", "4", "0"]   # 5 points less the 1-point penalty
+    assert rows[4] == ["carol", "", "", "carol", "", "1", ""]            # 02 not submitted: left empty
+    assert out.read_text(encoding="utf-8").splitlines()[3].startswith('"Stone, Jr., Bob"')
+
+
+def test_moodle_layout(gradebook, tmp_path):
+    out = tmp_path / "moodle.csv"
+    export.write(export.read_gradebook(gradebook), "moodle", out)
+    rows = _read(out)
+    assert rows[0] == ["First name", "Last name", "ID number", "Email address", "01-similarity",
+                       "02-perceptron-by-hand"]
+    assert rows[1:] == [["Alice", "Liddell", "alice", "alice@uni.example", "7", "9.5"],
+                        ["Bob", "Stone, Jr.", "bob", "bob@uni.example", "4", "0"],
+                        ["", "", "carol", "", "1", ""]]
+
+
+def test_plain_csv(gradebook, tmp_path):
+    out = tmp_path / "plain.csv"
+    export.write(export.read_gradebook(gradebook), "csv", out)
+    rows = [dict(zip(_read(out)[0], r, strict=True)) for r in _read(out)[1:]]
+    assert len(rows) == 6
+    bob = next(r for r in rows if r["student_id"] == "bob" and r["assignment"] == "01-similarity")
+    assert (bob["raw_score"], bob["late_penalty"], bob["score"], bob["max_score"]) == ("5", "1", "4", "7")
+    carol = next(r for r in rows if r["student_id"] == "carol" and r["assignment"] == "02-perceptron-by-hand")
+    assert (carol["timestamp"], carol["score"]) == ("", "0")
+
+
+def test_errors(gradebook, tmp_path):
+    sheet = export.read_gradebook(gradebook)
+    with pytest.raises(ValueError, match="unknown format"):
+        export.write(sheet, "blackboard", tmp_path / "x.csv")
+    with pytest.raises(ValueError, match="not in the gradebook: 09-nope"):
+        export.write(sheet, "canvas", tmp_path / "x.csv", {"09-nope": "1"})
+    with pytest.raises(FileNotFoundError, match="make autograde"):
+        export.read_gradebook(f"sqlite:///{tmp_path / 'missing.db'}")
+    assert not (tmp_path / "missing.db").exists()
+
+
+def test_command_line(gradebook, tmp_path):
+    out = tmp_path / "c.csv"
+    run = [sys.executable, "-m", "kpcourse.grading.export"]
+    ok = subprocess.run(run + ["canvas", "--db", gradebook, "--out", str(out),
+                               "--canvas-id", "01-similarity=12"], capture_output=True, text=True)
+    assert ok.returncode == 0, ok.stderr
+    assert "3 student(s), 2 assignment(s)" in ok.stdout
+    assert _read(out)[0][5] == "01-similarity (12)"
+    bad = subprocess.run(run + ["moodle", "--db", f"sqlite:///{tmp_path / 'none.db'}"], capture_output=True,
+                         text=True, cwd=tmp_path)
+    assert bad.returncode == 2 and "no gradebook at" in bad.stderr
+    bad = subprocess.run(run + ["canvas", "--db", gradebook, "--canvas-id", "x"], capture_output=True, text=True)
+    assert bad.returncode == 2 and "ASSIGNMENT=NUMBER" in bad.stderr
