@@ -18,6 +18,7 @@ from nbgrader.preprocessors import (
     SaveAutoGrades,
 )
 
+from kpcourse.grading.exchange import OwnerCheckedCollect
 from kpcourse.grading.late import PerDayPenalty
 from kpcourse.grading.plugins import ScrubHiddenTests
 from kpcourse.grading.trusted import TrustedExecute
@@ -42,6 +43,7 @@ c.TrustedExecute.work_bytes = 256 * 2**20   # written to its work folder (answer
 c.TrustedExecute.file_bytes = 128 * 2**20   # largest file
 c.TrustedExecute.output_bytes = 2**20       # output kept per cell; the rest is cut with a note
 c.TrustedExecute.answer_bytes = 2**20       # largest answers file of one test cell (a Cell may allow more)
+c.TrustedExecute.hidden_seed = -1          # hidden probes of declared exercises: a fresh secret seed per notebook
 
 # Grader files (hidden tests and their references) stay beside the source notebooks:
 # never copied into release/ or into a student's autograded folder.
@@ -77,6 +79,10 @@ c.AssignLatePenalties.plugin_class = PerDayPenalty
 c.PerDayPenalty.per_day = 0.10
 c.PerDayPenalty.cap = 0.50
 c.PerDayPenalty.grace_seconds = 15 * 60
+
+# The exchange on a shared machine (README, "Deploying on a JupyterHub"): collect leaves in the
+# inbound folder a submission whose Unix owner is not the student it names (nbgrader only warns).
+c.ExchangeFactory.collect = OwnerCheckedCollect
 
 # Feedback: nbgrader keeps hidden tests in feedback by default; remove them,
 # including the lines that tracebacks quote.

@@ -1,8 +1,9 @@
 """Every assignment's grader file covers its notebook, and the checks' data is what it computes.
 
 - every autograded test cell of ``source/<a>/<a>.ipynb`` has a ``Cell`` in ``grader.py``;
-- every ``Cell`` has at least one hidden test (a judge written in the grader, not only the
-  visible checks, whose expected outputs students can read);
+- every ``Cell`` has at least one hidden test (a judge written in the grader, or a declared
+  check's hidden twin on probes the grader draws; not only the visible checks, whose expected
+  outputs students can read);
 - no source notebook keeps hidden tests inline (they would run in the student's kernel);
 - ``kpcourse/checks/data/lessonNN.json`` is the grader's ``visible_data()``: the same structure,
   strings and integers, and floats equal to a relative ``1e-9`` (see :data:`FLOAT_RTOL`).
@@ -42,7 +43,8 @@ def test_every_cell_has_a_hidden_test(assignment):
     name, grader, _, cells = assignment
     for gid, cell in cells.items():
         modules = {getattr(t.judge, "__module__", "") for t in cell.tests}
-        assert grader.__name__ in modules, f"{name}/{gid} is judged by the visible checks only"
+        hidden = grader.__name__ in modules or any(getattr(t, "hidden", False) for t in cell.tests)
+        assert hidden, f"{name}/{gid} is judged by the visible checks only"
 
 
 def test_no_hidden_tests_inline(assignment):

@@ -26,8 +26,10 @@ from __future__ import annotations
 
 import copy
 import importlib.util
+import inspect
 import json
 import os
+import secrets
 import shutil
 import stat
 import sys
@@ -92,6 +94,9 @@ class TrustedExecute(NbGraderPreprocessor):
     file_bytes = Integer(Limits.file_bytes, help="Largest file a submission may write.").tag(config=True)
     output_bytes = Integer(Limits.output_bytes, help="Output kept per cell; the rest is cut.").tag(config=True)
     answer_bytes = Integer(Limits.answer_bytes, help="Largest answers file of one test cell.").tag(config=True)
+    hidden_seed = Integer(-1, help="Seed of the hidden probes of declared exercises (kpcourse.checks.exercise); "
+                                   "-1: a fresh secret seed for every notebook graded, so that hidden inputs "
+                                   "seen once serve no other run.").tag(config=True)
 
     def limits(self):
         """The :class:`~kpcourse.grading.limits.Limits` these settings give."""
@@ -105,7 +110,8 @@ class TrustedExecute(NbGraderPreprocessor):
         assignment, notebook = info.get("assignment"), info.get("notebook")
         root = Path(self.course_root or self.config.get("CourseDirectory", {}).get("root") or Path.cwd())
         source_dir = root / "source" / assignment
-        cells, forbidden, locked, tests, allowed = grading_context(source_dir, notebook)
+        seed = secrets.randbelow(2**63) if self.hidden_seed < 0 else self.hidden_seed
+        cells, forbidden, locked, tests, allowed = grading_context(source_dir, notebook, seed=seed)
         limits = self.limits()
         # nbgrader has already put back the source's version of every locked cell (by grade_id)
         for c in nb.cells:
@@ -144,7 +150,7 @@ class TrustedExecute(NbGraderPreprocessor):
                        "verdicts": verdicts, "timed_out_cells": result["timed_out"],
                        "timed_out_ids": [_nbg(nb.cells[i]).get("grade_id") or f"cell {i}" for i in result["timed_out"]],
                        "kernel_restarted": result["restarted"],
-                       "uid": result.get("uid"), "limits_hit": result["limits_hit"],
+                       "uid": result.get("uid"), "limits_hit": result["limits_hit"], "hidden_seed": seed,
                        "locked_restored": _restored(root / "submitted" / str(info.get("student")) / assignment /
                                                     f"{notebook}.ipynb", nb, locked)}
             out_dir = Path(resources.get("metadata", {}).get("path") or ".")
@@ -233,8 +239,11 @@ def read_untrusted(base, parts, max_bytes):
             os.close(fd)
 
 
-def grading_context(source_dir, notebook):
+def grading_context(source_dir, notebook, seed=None):
     """What grading one notebook of ``source_dir`` needs from the instructor's side.
+
+    ``seed`` draws the hidden probes of a grader whose ``cells`` takes one (declared
+    exercises, :mod:`kpcourse.grading.declared`); ``None``: the grader's default.
 
     Returns
     -------
@@ -254,7 +263,9 @@ def grading_context(source_dir, notebook):
     source_nb = nbformat.read(source_dir / f"{notebook}.ipynb", as_version=4)
     locked = {_nbg(c)["grade_id"] for c in source_nb.cells if _nbg(c).get("locked") and _nbg(c).get("grade_id")}
     tests = {_nbg(c)["grade_id"] for c in source_nb.cells if is_test_cell(c)}
-    return (grader.cells(), tuple(getattr(grader, "FORBIDDEN", DEFAULT_FORBIDDEN)), locked, tests,
+    takes_seed = "seed" in inspect.signature(grader.cells).parameters
+    cells = grader.cells(seed=seed) if takes_seed else grader.cells()
+    return (cells, tuple(getattr(grader, "FORBIDDEN", DEFAULT_FORBIDDEN)), locked, tests,
             Allowed.of_grader(grader))
 
 

@@ -1,0 +1,329 @@
+"""One declaration per exercise: its function, its probes, how answers compare, its named mistakes.
+
+A lesson's checks module declares a :class:`Lesson`: for each exercise an
+:class:`Exercise` (the student's function, the names of a tuple result, the named
+mistakes) and, for each autograded test cell, a :class:`Check` (the probes, the
+comparison, which mistakes it names). That table is all the visible tests and the
+grader need; one generic judge (:func:`judge`) reads it:
+
+* visible tests, in the student's kernel: ``checks.lesson02.test("ex1-predict-tests",
+  predict)`` calls the function on the visible probes and compares with the expected
+  outputs stored as data (``data/lessonNN.json``, written from the grader's reference);
+* hidden tests, in the grader: the same checks on probes the grader draws from a seed,
+  the expected outputs computed there by its reference (:mod:`kpcourse.grading.declared`).
+
+A mistake has one key (``"sign0"``) used everywhere: the hint here, the reference's
+``mistake=`` option in the grader that produces the mistaken output, the golden
+submissions and the tests. No algorithm lives here: only probes, data and messages.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from kpcourse.checks._core import (
+    Call,
+    Opaque,
+    Ref,
+    Test,
+    check_close,
+    check_labels,
+    check_shape,
+    expect_raises,
+    fail,
+    fmt,
+    load_data,
+    problem,
+    run,
+    unpack,
+)
+
+__all__ = ["Probe", "Check", "Exercise", "Lesson", "COMPARISONS", "comparison", "judge", "same"]
+
+
+@dataclass
+class Probe:
+    """One call's arguments, and how a message names them.
+
+    Parameters
+    ----------
+    args : tuple
+        Positional arguments (data, or :class:`~kpcourse.checks._core.Ref` to another of
+        the student's functions).
+    kwargs : dict
+        Keyword arguments.
+    label : str
+        How messages name this input ("X with 5 rows"). Hidden probes are only ever named
+        by their label, never shown.
+    raises : str, optional
+        The exception the call must raise ("ValueError"); ``why`` says when, for messages.
+    """
+
+    args: tuple = ()
+    kwargs: dict = field(default_factory=dict)
+    label: str = ""
+    raises: str | None = None
+    why: str = ""
+
+    def call(self, function):
+        return Call(function, *self.args, **self.kwargs)
+
+
+@dataclass
+class Check:
+    """What one autograded test cell checks of an exercise.
+
+    Parameters
+    ----------
+    cell : str
+        grade_id of the test cell ("ex1-predict-tests").
+    probes : list of Probe
+        The visible probes (their expected outputs are data).
+    compare : str, default="close"
+        A name in :data:`COMPARISONS` ("close", "labels", "exact", or one a lesson
+        registers with :func:`comparison`).
+    part : int or tuple of int, optional
+        Which entries of a tuple result are compared (default: the whole result).
+    mistakes : tuple of str
+        Keys of the exercise's mistakes this check names, most specific first.
+    pure : str, optional
+        Mistake key to report when the function changes an array argument in place.
+    rtol, atol : float
+        Tolerances of the comparison.
+    options : dict
+        Extra settings a lesson's own comparison reads.
+    hidden_label : str
+        How the hidden twin's inputs are named in messages.
+    """
+
+    cell: str
+    probes: list
+    compare: str = "close"
+    part: int | tuple | None = None
+    mistakes: tuple = ()
+    pure: str | None = None
+    rtol: float = 1e-7
+    atol: float = 1e-9
+    options: dict = field(default_factory=dict)
+    hidden_label: str = "hidden inputs"
+
+
+@dataclass
+class Exercise:
+    """One graded function and everything its checks share.
+
+    Parameters
+    ----------
+    function : str
+        The name the student's function must have.
+    solution : str
+        grade_id of its solution cell.
+    what : str
+        What the exercise asks for ("the training loop"), for messages.
+    returns : tuple of str
+        Names of the entries of a tuple result (``("w", "b")``); empty for one value.
+    mistakes : dict
+        Key -> hint, the exercise's named mistakes (the hint never holds the answer).
+    checks : list of Check
+    time_limit : float
+        Seconds for each call.
+    helpers : tuple of str
+        Other functions of the student passed by name (``Ref``).
+    """
+
+    function: str
+    solution: str
+    what: str
+    checks: list
+    returns: tuple = ()
+    mistakes: dict = field(default_factory=dict)
+    time_limit: float = 10.0
+    helpers: tuple = ()
+
+
+# ---------------------------------------------------------------- comparisons
+#: name -> ``compare(value, expected, name, check, probe)``: raises ``AssertionError`` or returns.
+COMPARISONS = {}
+
+
+def comparison(name):
+    """Register a comparison under ``name`` (a lesson's own, e.g. a trace compared row by row)."""
+    def register(func):
+        COMPARISONS[name] = func
+        return func
+    return register
+
+
+@comparison("close")
+def _close(value, expected, name, check, probe):
+    __tracebackhide__ = True
+    check_close(value, expected, name, rtol=check.rtol, atol=check.atol)
+
+
+@comparison("labels")
+def _labels(value, expected, name, check, probe):
+    __tracebackhide__ = True
+    exp = np.asarray(expected)
+    check_labels(value, len(exp), name)
+    arr = np.asarray(value)
+    if not np.array_equal(arr, exp):
+        raise AssertionError(f"{name} gave {int((arr != exp).sum())} wrong label(s) of {len(exp)}")
+
+
+@comparison("exact")
+def _exact(value, expected, name, check, probe):
+    __tracebackhide__ = True
+    exp = np.asarray(expected)
+    check_shape(value, exp.shape, name)
+    if not np.array_equal(np.asarray(value), exp):
+        raise AssertionError(f"{name} is not correct: you returned {fmt(value)}")
+
+
+def same(a, b, rtol=1e-7, atol=1e-9):
+    """True when two answers hold the same numbers, entry by entry for tuples; never raises."""
+    if isinstance(b, tuple):
+        return isinstance(a, (tuple, list)) and len(a) == len(b) and all(
+            same(x, y, rtol, atol) for x, y in zip(a, b, strict=True))
+    if isinstance(a, (str, Opaque)) or a is None:
+        return False
+    try:
+        a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    except (TypeError, ValueError):
+        return False
+    return a.shape == b.shape and bool(np.allclose(a, b, rtol=rtol, atol=atol, equal_nan=True))
+
+
+# --------------------------------------------------------------------- judging
+def judge(exercise, check, answers, expected, mistaken, *, hidden=False, probes=None):
+    """The one judge: compare each answer with its expected output, name the mistake.
+
+    Parameters
+    ----------
+    exercise : Exercise
+    check : Check
+    answers : list of Answer
+        One per probe, in order.
+    expected : list
+        Expected output of each probe (``None`` for a probe that must raise).
+    mistaken : list of dict
+        For each probe, mistake key -> the output that mistake gives on it.
+    hidden : bool
+        Hidden probes are named by ``check.hidden_label`` only.
+
+    Raises
+    ------
+    AssertionError
+        With the hint of the first named mistake found, or a message that says what is
+        wrong without showing the expected output.
+    """
+    __tracebackhide__ = True
+    probes = probes or check.probes
+    fname, problems = exercise.function, []
+    for i, (answer, exp, wrong) in enumerate(zip(answers, expected, mistaken, strict=True)):
+        label = check.hidden_label if hidden else (probes[i].label or _call_text(fname, probes[i]))
+        if probes[i].raises:
+            problems.append(problem(expect_raises, answer, probes[i].raises, probes[i].why))
+            continue
+        value = answer.get()  # not written / timed out / raised: that message first
+        if exercise.returns:
+            value = unpack(value, fname, exercise.returns)
+        if check.pure and answer.mutated:
+            problems.append(exercise.mistakes[check.pure])
+            break
+        message = _compare(exercise, check, value, exp, f"{fname} on {label}", probes[i])
+        if message is None:
+            continue
+        mine = _project(check, value)
+        named = next((k for k in check.mistakes if k in wrong and same(mine, _project(check, wrong[k]))), None)
+        problems.append(f"on {label}: {exercise.mistakes[named]}" if named else message)
+        break  # one wrong output is enough to say; the first is the most telling
+    fail(fname, problems)
+
+
+def _compare(exercise, check, value, expected, name, probe):
+    """The comparison's message (``None`` when right), part by part when ``check.part`` says."""
+    compare = COMPARISONS[check.compare]
+    try:
+        if check.part is None:
+            return problem(compare, value, expected, name, check, probe)
+        parts = (check.part,) if isinstance(check.part, int) else check.part
+        for p in parts:
+            part = f"the {exercise.returns[p]} returned by {name}" if exercise.returns else name
+            message = problem(compare, value[p], expected[p], part, check, probe)
+            if message:
+                return message
+    except Exception as exc:  # noqa: BLE001 - something odd came back: say what, never crash
+        return f"{name} returned something that cannot be compared ({type(exc).__name__}: {fmt(value)})"
+    return None
+
+
+def _project(check, value):
+    """The part of a result a check compares (all of it by default)."""
+    if check.part is None or not isinstance(value, (tuple, list)):
+        return value
+    if isinstance(check.part, int):
+        return value[check.part]
+    return tuple(value[p] for p in check.part)
+
+
+def _call_text(fname, probe):
+    parts = [a.name if isinstance(a, Ref) else fmt(a) for a in probe.args]
+    parts += [f"{k}={v.name if isinstance(v, Ref) else fmt(v)}" for k, v in probe.kwargs.items()]
+    return f"{fname}({', '.join(parts)})"
+
+
+# ---------------------------------------------------------------------- lesson
+class Lesson:
+    """The exercises of one assignment, and the visible tests built from them.
+
+    Parameters
+    ----------
+    name : str
+        The checks module's name ("lesson02"): its data file is ``data/<name>.json``.
+    exercises : list of Exercise
+    """
+
+    def __init__(self, name, exercises):
+        self.name, self.exercises = name, list(exercises)
+        self.cells = {c.cell: (e, c) for e in self.exercises for c in e.checks}
+
+    def __repr__(self):
+        return f"Lesson({self.name!r}, {[e.function for e in self.exercises]})"
+
+    @functools.cached_property
+    def data(self):
+        """Expected and mistaken outputs of the visible probes (``data/<name>.json``)."""
+        return load_data(self.name)
+
+    def check(self, cell):
+        """``(exercise, check)`` of test cell ``cell``, or a ``KeyError`` that lists them."""
+        try:
+            return self.cells[cell]
+        except KeyError:
+            raise KeyError(f"{self.name} has no check {cell!r}; its checks are {sorted(self.cells)}") from None
+
+    def tests(self, cell):
+        """The visible tests of test cell ``cell`` as :class:`~kpcourse.checks._core.Test` objects."""
+        exercise, check = self.check(cell)
+        stored = self.data[cell]
+        calls = [p.call(exercise.function) for p in check.probes]
+
+        def judge_visible(answers):
+            __tracebackhide__ = True
+            judge(exercise, check, answers, stored["expected"], stored["mistaken"])
+        return [Test(calls, judge_visible, time_limit=exercise.time_limit)]
+
+    def test(self, cell, *functions, **helpers):
+        """Run the visible test of ``cell`` on the student's function(s); raise what is wrong.
+
+        ``lesson.test("ex1-predict-tests", predict)``; helpers passed by name
+        (``phi=phi``) are the student's other functions the probes refer to.
+        """
+        __tracebackhide__ = True
+        exercise, _ = self.check(cell)
+        if len(functions) != 1:
+            raise TypeError(f"test({cell!r}, ...) takes your {exercise.function} function")
+        run(self.tests(cell), **{exercise.function: functions[0], **helpers})

@@ -1,0 +1,97 @@
+"""Grader side of the declared exercises: references, hidden probes drawn from a seed, cells.
+
+A grader file of a declared lesson holds three things beside its checks module's
+:class:`~kpcourse.checks.exercise.Lesson`:
+
+* ``REFERENCES``: function name -> ``reference(*args, mistake=None, **kwargs)``, the
+  correct function, and with ``mistake="<key>"`` the output of that named mistake;
+* ``HIDDEN``: test cell -> ``probes(rng)``, the hidden probes drawn from a
+  :class:`numpy.random.Generator` (fresh for each grading run when the seed is);
+* optionally ``OPTIONS``: test cell -> extra :class:`~kpcourse.grading.spec.Cell`
+  settings (``loop_free``, ``answer_bytes``, ``allow``).
+
+:func:`cells` turns them into the grader's ``cells()``, :func:`visible_data` into the
+data the visible checks hold (``make checks-data``).
+"""
+
+from __future__ import annotations
+
+import copy
+import zlib
+
+import numpy as np
+
+from kpcourse.checks._core import Test
+from kpcourse.checks.exercise import judge
+from kpcourse.grading.spec import Cell
+
+__all__ = ["outputs", "visible_data", "cells", "DEFAULT_SEED"]
+
+#: Seed of the hidden probes when the grading run gives none (tests, `judge_here`).
+DEFAULT_SEED = 20260
+
+_NOTHING = object()
+
+
+def _reference(references, exercise):
+    try:
+        return references[exercise.function]
+    except KeyError:
+        raise KeyError(f"the grader has no reference for {exercise.function!r}: add it to REFERENCES") from None
+
+
+def outputs(reference, check, probes):
+    """Expected outputs of ``probes`` and, for each, the output of each of ``check``'s mistakes."""
+    expected, mistaken = [], []
+    for probe in probes:
+        if probe.raises:
+            expected.append(None)
+            mistaken.append({})
+            continue
+        expected.append(reference(*copy.deepcopy(probe.args), **copy.deepcopy(probe.kwargs)))
+        wrong = {}
+        for key in check.mistakes:
+            out = reference(*copy.deepcopy(probe.args), mistake=key, **copy.deepcopy(probe.kwargs))
+            if out is not None:
+                wrong[key] = out
+        mistaken.append(wrong)
+    return expected, mistaken
+
+
+def visible_data(lesson, references):
+    """For each test cell: the expected and mistaken outputs of its visible probes."""
+    data = {}
+    for cell, (exercise, check) in lesson.cells.items():
+        expected, mistaken = outputs(_reference(references, exercise), check, check.probes)
+        data[cell] = {"expected": expected, "mistaken": mistaken}
+    return data
+
+
+def hidden_test(lesson, cell, reference, draw, seed):
+    """The hidden test of ``cell``: probes drawn by ``draw(rng)``, judged like the visible ones."""
+    exercise, check = lesson.check(cell)
+    rng = np.random.default_rng([seed, zlib.crc32(cell.encode())])
+    probes = list(draw(rng))
+    expected, mistaken = outputs(reference, check, probes)
+
+    def judge_hidden(answers):
+        __tracebackhide__ = True
+        judge(exercise, check, answers, expected, mistaken, hidden=True, probes=probes)
+    test = Test([p.call(exercise.function) for p in probes], judge_hidden, time_limit=exercise.time_limit)
+    test.hidden = True
+    return test
+
+
+def cells(lesson, references, hidden, options=None, seed=None):
+    """``{grade_id: Cell}`` for every check of ``lesson``: its visible test, then its hidden one."""
+    seed = DEFAULT_SEED if seed is None else int(seed)
+    options = options or {}
+    missing = sorted(set(lesson.cells) - set(hidden))
+    if missing:
+        raise KeyError(f"the grader draws no hidden probes for {missing}: add them to HIDDEN")
+    out = {}
+    for cell, (exercise, _) in lesson.cells.items():
+        tests = [*lesson.tests(cell),
+                 hidden_test(lesson, cell, _reference(references, exercise), hidden[cell], seed)]
+        out[cell] = Cell(exercise.solution, exercise.what, tests, **options.get(cell, {}))
+    return out
