@@ -23,7 +23,7 @@ NBVAL_FLAGS := --nbval --nbval-sanitize-with tests/nbval_sanitize.cfg --nbval-ce
 
 DEVICE ?=
 
-.PHONY: setup sandbox lab test test-unit test-pipeline test-notebooks test-browser lint release autograde report checks-data validate export-grades bench bench-mnist-full bench-gpu \
+.PHONY: setup sandbox lab test test-unit test-pipeline test-notebooks test-browser lint release autograde report checks-data validate export-grades test-hub bench bench-mnist-full bench-gpu \
 	clean help
 
 help:
@@ -77,6 +77,16 @@ test-notebooks: $(STAMP)
 # never `playwright install`). Screenshots land in tests/browser/screenshots/.
 test-browser: $(STAMP)
 	KPCOURSE_BROWSER=1 $(BIN)/python -m pytest $(PYTEST_FLAGS) -p no:cacheprovider tests/browser
+
+# The course on a real JupyterHub (tests/browser/test_hub.py; root: it makes Unix users, README
+# "Deploying on a JupyterHub"): jupyterhub and the Python configurable-http-proxy, pinned in constraints.txt.
+HUB_STAMP := $(VENV)/.hub-installed
+$(HUB_STAMP): $(STAMP) $(CONSTRAINTS)
+	$(BIN)/python -m pip install --quiet $(PIP_FLAGS) $(if $(CONSTRAINTS),-c $(CONSTRAINTS)) jupyterhub configurable-http-proxy
+	@touch $(HUB_STAMP)
+
+test-hub: $(HUB_STAMP) sandbox
+	KPCOURSE_BROWSER=1 KPCOURSE_HUB=1 $(BIN)/python -m pytest $(PYTEST_FLAGS) -p no:cacheprovider tests/browser/test_hub.py
 
 # Instructor workflow (README): generate the student version, grade, validate.
 release: $(STAMP)

@@ -1,0 +1,309 @@
+"""The course on a real JupyterHub (``make test-hub``): real Unix users, the exchange's permissions enforced.
+
+``hub.py`` makes the users (an instructor, three students, a course group), a root-owned
+exchange, the course in the instructor's home and a JupyterHub (DummyAuthenticator,
+LocalProcessSpawner, the pip configurable-http-proxy); everything is removed at the end.
+The steps, in Chromium where a person clicks:
+
+1. everyone logs in on the hub's login page; their own server starts, as their own Unix user;
+2. the instructor releases assignment 02 with the formgrader's *Release* button; the exchange
+   folders have nbgrader's modes;
+3. ``kph-alice`` fetches it in her *Assignments* tab, her solution is written into the fetched notebook
+   (as her), she submits; ``kph-bob`` fetches and submits it blank;
+4. as ``kph-alice`` (her Unix user, her Python): every try to list, read, overwrite or delete
+   ``kph-bob``'s submission and work, the instructor's source, grader file and gradebook, to move the
+   released assignment or the course folder, fails; a non-member cannot enter the exchange; her
+   submission in bob's name is written but not collected as bob's;
+5. the instructor clicks *Collect*; the project's sandboxed autograde runs (as root, in the instructor's
+   course, which is then given back); the instructor exports the grades for Canvas; alice has full
+   marks, bob none.
+
+Runs only with ``KPCOURSE_HUB=1`` (``make test-hub``; ``make test-browser`` leaves it out) and as root;
+not root is a skip, except under ``CI=true`` where it fails. Screenshots: ``screenshots/hub__*.png``.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from exchange import ASSIGNMENT, NOTEBOOK, AssignmentsTab, Formgrader, mode, points, solutions
+from hub import COURSE, INSTRUCTOR, STUDENTS, Hub
+from labpage import SCREENSHOTS, VIEWPORT, LabPage
+
+ENABLED = os.environ.get("KPCOURSE_HUB") == "1"
+ON_CI = os.environ.get("CI") == "true"
+pytestmark = pytest.mark.skipif(not ENABLED, reason="hub test: set KPCOURSE_HUB=1 (make test-hub)")
+
+ALICE, BOB, CAROL = STUDENTS
+STATE = {"done": set()}
+PAGE_S = 180
+
+
+def require(*steps):
+    missing = [s for s in steps if s not in STATE["done"]]
+    if missing:
+        pytest.skip(f"an earlier step did not finish: {', '.join(missing)}")
+
+
+def shot(page, name):
+    SCREENSHOTS.mkdir(exist_ok=True)
+    try:
+        page.screenshot(path=SCREENSHOTS / f"hub__{name}.png", full_page=False)
+    except Exception as exc:
+        print(f"no screenshot hub__{name}.png: {exc}")
+
+
+class UserServer:
+    """What ``LabPage`` and ``Formgrader`` need of a server: its URL (behind the hub) and a log."""
+
+    def __init__(self, hub, user):
+        self.url, self.token, self.hub = f"{hub.url}/user/{user}", "", hub
+
+    def log_tail(self, n=2000):
+        return self.hub.log.read_text(errors="replace")[-n:]
+
+
+class HubFormgrader(Formgrader):
+    def goto(self, path):  # the hub's login cookie, no token
+        self.page.goto(f"{self.server.url}/formgrader/{path}")
+
+
+# ------------------------------------------------------------------ fixtures
+@pytest.fixture(scope="module")
+def hub(browser):
+    if os.geteuid() != 0:
+        message = "the hub test makes Unix users and runs JupyterHub as root: run it as root"
+        if ON_CI:
+            pytest.fail(message, pytrace=False)
+        pytest.skip(message)
+    h = Hub()
+    try:
+        try:
+            h.setup()
+        except AssertionError as exc:
+            pytest.fail(str(exc), pytrace=False)
+        yield h
+    finally:
+        h.close(keep_logs_in=SCREENSHOTS)
+
+
+@pytest.fixture(scope="module")
+def pages(browser, hub):
+    contexts, out = [], {}
+    for user in (INSTRUCTOR, *STUDENTS):
+        ctx = browser.new_context(viewport=VIEWPORT)
+        contexts.append(ctx)
+        out[user] = ctx.new_page()
+        out[user].set_default_timeout(60_000)
+    yield out
+    for ctx in contexts:
+        ctx.close()
+
+
+def wait_lab(page):
+    page.locator("#jp-menu-panel .lm-MenuBar-itemLabel", has_text=re.compile("^Nbgrader$")).wait_for(
+        timeout=PAGE_S * 1000)
+
+
+# --------------------------------------------------------------------- steps
+def test_01_everyone_logs_in(hub, pages):
+    for user, page in pages.items():
+        page.goto(f"{hub.url}/hub/login")
+        page.locator("#username_input").fill(user)
+        page.locator("#password_input").fill("not the password")
+        page.locator("#login_submit").click()
+        assert page.locator(".alert-danger, #login_error, .login_error").first.is_visible() or \
+            "/hub/login" in page.url, f"{user} logged in with a wrong password"
+        page.locator("#username_input").fill(user)
+        page.locator("#password_input").fill(hub.password)
+        page.locator("#login_submit").click()
+        wait_lab(page)
+        shot(page, f"01_{user}_lab")
+        assert page.url.startswith(f"{hub.url}/user/{user}/lab"), page.url
+    # each server runs as its own Unix user
+    owners = subprocess.run(["ps", "-ww", "-eo", "user:32,args"], capture_output=True, text=True).stdout
+    for user in pages:
+        assert re.search(rf"^{re.escape(user)}\s+.*jupyterhub\.singleuser", owners, re.M), \
+            f"no single-user server running as {user}:\n{owners[-3000:]}"
+    STATE["done"].add("login")
+
+
+def test_02_instructor_releases(hub, pages):
+    require("login")
+    fg = HubFormgrader(pages[INSTRUCTOR], UserServer(hub, INSTRUCTOR))
+    ok, text = fg.action("release")
+    shot(fg.page, "02_release")
+    assert ok, f"the formgrader's Release failed:\n{text[-3000:]}"
+    fg.close_modal()
+    course = hub.exchange / COURSE
+    perms = {"srv": mode(hub.srv), "exchange": mode(hub.exchange), "course": mode(course),
+             "outbound": mode(course / "outbound"), "inbound": mode(course / "inbound"),
+             "home": mode(hub.home(INSTRUCTOR))}
+    assert perms == {"srv": "750", "exchange": "1777", "course": "755", "outbound": "755", "inbound": "2733",
+                     "home": "700"}, perms
+    assert not (course / "outbound" / ASSIGNMENT / "grader.py").exists(), "the grader file was released"
+    STATE["done"].add("release")
+
+
+def _write_solution(hub, user):
+    """The student's work, saved into the fetched notebook as that user (what typing it would save)."""
+    path = hub.home(user) / ASSIGNMENT / f"{NOTEBOOK}.ipynb"
+    code = ("import json, sys\n"
+            "path, cells = sys.argv[1], json.loads(sys.argv[2])\n"
+            "nb = json.load(open(path))\n"
+            "for c in nb['cells']:\n"
+            "    gid = c['metadata'].get('nbgrader', {}).get('grade_id')\n"
+            "    if gid in cells: c['source'] = cells[gid]\n"
+            "json.dump(nb, open(path, 'w'), indent=1)\n")
+    hub.as_user(user, None, cmd=["-c", code, str(path), json.dumps(solutions())])
+
+
+@pytest.mark.parametrize("student", ["kph-alice", "kph-bob"])
+def test_03_student_fetches_submits(hub, pages, student):
+    require("release")
+    page = pages[student]
+    page.goto(f"{hub.url}/user/{student}/lab?reset")
+    wait_lab(page)
+    tab = AssignmentsTab(LabPage(page, UserServer(hub, student), f"hub_{student}"))
+    tab.open()
+    tab.fetch()
+    shot(page, f"03_{student}_fetched")
+    fetched = hub.home(student) / ASSIGNMENT / f"{NOTEBOOK}.ipynb"
+    assert fetched.is_file() and fetched.stat().st_uid == hub.uid(student), f"no notebook of {student} at {fetched}"
+    if student == ALICE:
+        _write_solution(hub, student)
+    subs = tab.submit()
+    shot(page, f"03_{student}_submitted")
+    assert len(subs) == 1, subs
+    mine = [p for p in hub.inbound() if p.name.startswith(f"{student}+")]
+    assert len(mine) == 1 and mine[0].stat().st_uid == hub.uid(student), mine
+    STATE["done"].add(f"submit-{student}")
+
+
+ATTEMPTS = r"""
+import glob, json, os, shutil, sys
+p = json.loads(sys.argv[1])
+out = {}
+def attempt(name, fn):
+    try:
+        result = fn()
+    except OSError as exc:
+        out[name] = "denied: " + type(exc).__name__
+    else:
+        out[name] = "ALLOWED: " + repr(result)[:200]
+def must_be_empty(x):
+    if x:
+        return x
+    raise PermissionError("nothing visible")
+attempt("list inbound", lambda: os.listdir(p["inbound"]))
+attempt("find bob's submission by name", lambda: must_be_empty(glob.glob(p["inbound"] + "/kph-bob+*")))
+# nbgrader makes each submission folder 0777 (so that the instructor can remove it) and hides it
+# behind a random suffix in a folder no student can list: guess its name from bob's exact timestamp
+attempt("write into bob's submission", lambda: open(p["bob_guess"] + "/extra.py", "w").write("x"))
+attempt("overwrite bob's submitted notebook", lambda: open(p["bob_guess_nb"], "r+").write("{}"))
+attempt("delete bob's submitted notebook", lambda: os.remove(p["bob_guess_nb"]))
+attempt("remove bob's submission", lambda: shutil.rmtree(p["bob_guess"]))
+attempt("list bob's home", lambda: os.listdir(p["bob_home"]))
+attempt("read bob's work", lambda: open(p["bob_work"]).read(10))
+attempt("list the instructor's home", lambda: os.listdir(p["instr_home"]))
+attempt("read the instructor's source", lambda: open(p["source_nb"]).read(10))
+attempt("read the grader file", lambda: open(p["grader"]).read(10))
+attempt("read the gradebook", lambda: open(p["gradebook"], "rb").read(10))
+attempt("write the gradebook", lambda: open(p["gradebook"], "ab").write(b"x"))
+attempt("overwrite the released notebook", lambda: open(p["released_nb"], "r+").write("{}"))
+attempt("delete the released notebook", lambda: os.remove(p["released_nb"]))
+attempt("add a file to the release", lambda: open(p["released_dir"] + "/extra.py", "w").write("x"))
+attempt("rename the course folder", lambda: os.rename(p["course_x"], p["course_x"] + "-moved"))
+attempt("rename the outbound folder", lambda: os.rename(p["outbound"], p["outbound"] + "-moved"))
+print(json.dumps(out))
+"""
+
+
+def test_04_permissions(hub):
+    require("submit-kph-alice", "submit-kph-bob")
+    bob_sub = next(p for p in hub.inbound() if p.name.startswith(f"{BOB}+"))
+    course_x = hub.exchange / COURSE
+    guess = bob_sub.parent / bob_sub.name.rsplit("+", 1)[0]  # without nbgrader's random suffix
+    paths = {"inbound": str(course_x / "inbound"), "bob_guess": str(guess),
+             "bob_guess_nb": str(guess / f"{NOTEBOOK}.ipynb"), "bob_home": str(hub.home(BOB)),
+             "bob_work": str(hub.home(BOB) / ASSIGNMENT / f"{NOTEBOOK}.ipynb"),
+             "instr_home": str(hub.home(INSTRUCTOR)),
+             "source_nb": str(hub.course() / "source" / ASSIGNMENT / f"{NOTEBOOK}.ipynb"),
+             "grader": str(hub.course() / "source" / ASSIGNMENT / "grader.py"),
+             "gradebook": str(hub.course() / "gradebook.db"),
+             "released_dir": str(course_x / "outbound" / ASSIGNMENT),
+             "released_nb": str(course_x / "outbound" / ASSIGNMENT / f"{NOTEBOOK}.ipynb"),
+             "course_x": str(course_x), "outbound": str(course_x / "outbound")}
+    for key in ("bob_work", "source_nb", "grader", "gradebook", "released_nb"):
+        assert os.path.isfile(paths[key]), f"{key}: {paths[key]} is missing before the attempts"
+    bob_nb = (bob_sub / f"{NOTEBOOK}.ipynb").read_bytes()
+    results = json.loads(hub.as_user(ALICE, None, cmd=["-c", ATTEMPTS, json.dumps(paths)]).stdout)
+    allowed = {k: v for k, v in results.items() if not v.startswith("denied")}
+    assert not allowed, f"{ALICE} could: {json.dumps(allowed, indent=1)}"
+    assert len(results) == 18, results
+    for key in ("bob_work", "source_nb", "grader", "gradebook", "released_nb"):
+        assert os.path.isfile(paths[key]), f"{key}: {paths[key]} went missing"
+    assert (bob_sub / f"{NOTEBOOK}.ipynb").read_bytes() == bob_nb, "bob's submission changed"
+    assert sorted(p.name for p in bob_sub.iterdir()) == sorted(
+        [f"{NOTEBOOK}.ipynb", "timestamp.txt", "submission_secret.txt"]), list(bob_sub.iterdir())
+    # someone outside the course group cannot even enter the exchange
+    outsider = subprocess.run(["runuser", "-u", "nobody", "--", "ls", str(hub.srv)], capture_output=True,
+                              text=True)
+    assert outsider.returncode != 0 and "Permission denied" in outsider.stderr, outsider
+    # a submission in bob's name: nbgrader writes it (the name is only a claim) ...
+    forged = hub.as_user(ALICE, None, cmd=["-m", "nbgrader", "submit", ASSIGNMENT,
+                                           f"--CourseDirectory.student_id={BOB}"], check=False)
+    claims = [p for p in hub.inbound() if p.name.startswith(f"{BOB}+") and p.stat().st_uid == hub.uid(ALICE)]
+    assert forged.returncode != 0 or len(claims) == 1, forged.stderr[-2000:]
+    STATE["forged"] = claims
+    STATE["done"].add("permissions")
+
+
+def test_05_instructor_collects_and_grades(hub, pages):
+    require("submit-kph-alice", "submit-kph-bob")
+    fg = HubFormgrader(pages[INSTRUCTOR], UserServer(hub, INSTRUCTOR))
+    ok, text = fg.action("collect")
+    shot(fg.page, "05_collect")
+    assert ok, f"Collect failed:\n{text[-3000:]}"
+    fg.close_modal()
+    submitted = hub.course() / "submitted"
+    assert sorted(p.name for p in submitted.iterdir()) == [ALICE, BOB]
+    # ... but collect takes bob's own submission, not the newer one alice made in his name
+    bob_nb = json.loads((submitted / BOB / ASSIGNMENT / f"{NOTEBOOK}.ipynb").read_text())
+    bob_src = "".join("".join(c["source"]) for c in bob_nb["cells"])
+    assert "NotImplementedError" in bob_src and solutions()[next(iter(solutions()))] not in bob_src, \
+        "the collected notebook of kph-bob is not his own"
+    for claim in STATE.get("forged", []):
+        assert claim.is_dir(), "the submission in bob's name should stay in inbound"
+
+    # The sandboxed autograde, run by root in the instructor's course (`sudo make autograde`), then the
+    # course given back to the instructor. As the instructor's own user it stops today with a
+    # PermissionError on autograded/<student>/<assignment>/kpcourse-grading.json (see the README).
+    env = dict(os.environ, PATH=f"{Path(sys.executable).parent}:{os.environ.get('PATH', '')}")
+    graded = subprocess.run([sys.executable, "-m", "kpcourse.grading", "autograde"], cwd=hub.course(), env=env,
+                            capture_output=True, text=True, timeout=500)
+    assert graded.returncode == 0, f"autograde: {graded.stdout[-2000:]}\n{graded.stderr[-4000:]}"
+    subprocess.run(["chown", "-R", f"{INSTRUCTOR}:{INSTRUCTOR}", str(hub.course())], check=True)
+    code = ("import json, sys\nfrom nbgrader.api import Gradebook\n"
+            "with Gradebook('sqlite:///gradebook.db') as gb:\n"
+            f"    print(json.dumps({{s: gb.find_submission({ASSIGNMENT!r}, s).code_score\n"
+            f"                      for s in {[ALICE, BOB]!r}}}))\n")
+    scores = json.loads(hub.as_user(INSTRUCTOR, code, cwd=hub.course()).stdout)
+    auto, _ = points()
+    assert scores == {ALICE: pytest.approx(sum(auto.values())), BOB: 0.0}, scores
+    out = hub.as_user(INSTRUCTOR, None, cmd=["-m", "kpcourse.grading.export", "canvas", "--out", "canvas.csv"],
+                      cwd=hub.course())
+    assert "2 student(s)" in out.stdout or "student(s)" in out.stdout, out.stdout
+    with open(hub.course() / "canvas.csv", newline="") as fh:
+        rows = list(csv.reader(fh))
+    assert rows[0] == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", ASSIGNMENT], rows[0]
+    fg.goto(f"gradebook/{ASSIGNMENT}")
+    shot(fg.page, "05_gradebook")
+
