@@ -142,6 +142,7 @@ def test_02_instructor_releases(hub, pages):
     shot(fg.page, "02_release")
     assert ok, f"the formgrader's Release failed:\n{text[-3000:]}"
     fg.close_modal()
+    STATE["done"].add("release")  # released: the steps after it run even when a mode below is wrong
     course = hub.exchange / COURSE
     perms = {"srv": mode(hub.srv), "exchange": mode(hub.exchange), "course": mode(course),
              "outbound": mode(course / "outbound"), "inbound": mode(course / "inbound"),
@@ -149,7 +150,6 @@ def test_02_instructor_releases(hub, pages):
     assert perms == {"srv": "750", "exchange": "1777", "course": "755", "outbound": "755", "inbound": "2733",
                      "home": "700"}, perms
     assert not (course / "outbound" / ASSIGNMENT / "grader.py").exists(), "the grader file was released"
-    STATE["done"].add("release")
 
 
 def _write_solution(hub, user):
