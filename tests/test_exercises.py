@@ -81,7 +81,7 @@ def test_reference_passes_every_cell(name, lesson, grader, seed):
 
 @pytest.mark.parametrize("name,lesson,grader,ex,key", list(_cases()))
 def test_each_mistake_fails_the_checks_that_name_it_with_its_hint(name, lesson, grader, ex, key):
-    named = [c for c in ex.checks if key in c.mistakes or c.pure == key]
+    named = [c for c in ex.checks if key in c.mistakes or c.pure == key or any(p.mistake == key for p in c.probes)]
     assert named, f"{name}: mistake {key!r} of {ex.function} is named by no check"
     functions = _functions(grader, lesson)
     for seed in (None, 1):
@@ -128,13 +128,17 @@ def test_hidden_probes_are_fresh_per_seed_and_never_shown(name, lesson, grader):
         # a function that returns nonsense: the hidden message names the inputs by label only
         ex, _ = lesson.check(gid)
         functions = _functions(grader, lesson)
-        functions[ex.function] = lambda *a, **k: "nonsense"
-        for t in hidden_one:
-            try:
-                t.judge(t.answers(functions))
-            except AssertionError as exc:
-                for c in t.calls:
-                    assert c.text() not in str(exc), f"{gid}: a hidden input shows in {exc}"
+        def boom(*a, **k):
+            raise RuntimeError("boom")
+
+        for wrong in (lambda *a, **k: "nonsense", boom):
+            functions[ex.function] = wrong
+            for t in hidden_one:
+                try:
+                    t.judge(t.answers(functions))
+                except AssertionError as exc:
+                    for c in t.calls:
+                        assert c.text() not in str(exc), f"{gid}: a hidden input shows in {exc}"
 
 
 def test_the_judge_says_what_came_back_when_it_cannot_compare():

@@ -288,8 +288,12 @@ class Answer:
         self.mutated = list(mutated)
         self.peak_bytes = peak_bytes
 
-    def get(self):
-        """The value, or an ``AssertionError`` that says what went wrong instead."""
+    def get(self, label=None):
+        """The value, or an ``AssertionError`` that says what went wrong instead.
+
+        ``label`` names the call in that message in place of its arguments (hidden inputs
+        are never shown).
+        """
         __tracebackhide__ = True
         fname = self.call.function
         if self.error is None:
@@ -305,7 +309,7 @@ class Answer:
                                  "that it keeps this name)")
         if self.error == "NoAnswer":
             raise AssertionError(f"no answer from {fname}: {self.message}")
-        raise AssertionError(f"{self.call.text()} raised {self.error}: {self.message}")
+        raise AssertionError(f"{label or self.call.text()} raised {self.error}: {self.message}")
 
     def to_data(self):
         return {"value": encode(self.value) if self.error is None else None, "error": self.error,

@@ -31,6 +31,7 @@ from kpcourse.checks._core import (
     Test,
     check_close,
     check_labels,
+    check_loop_free,
     check_shape,
     expect_raises,
     fail,
@@ -60,6 +61,14 @@ class Probe:
         by their label, never shown.
     raises : str, optional
         The exception the call must raise ("ValueError"); ``why`` says when, for messages.
+    like : int, optional
+        The answer must equal the student's own answer to probe number ``like`` of the
+        same check (the same images as floats, the arguments swapped), not a stored one.
+    compare : str, optional
+        This probe's comparison, in place of the check's.
+    mistake : str, optional
+        The mistake named whenever this probe fails (a property such as "a row of zeros
+        gives 0", where the output of the mistake is not one fixed value).
     """
 
     args: tuple = ()
@@ -67,6 +76,9 @@ class Probe:
     label: str = ""
     raises: str | None = None
     why: str = ""
+    like: int | None = None
+    compare: str | None = None
+    mistake: str | None = None
 
     def call(self, function):
         return Call(function, *self.args, **self.kwargs)
@@ -95,6 +107,12 @@ class Check:
         Tolerances of the comparison.
     options : dict
         Extra settings a lesson's own comparison reads.
+    types : tuple of type, optional
+        The types the result (or the compared part) must have (``(int, np.integer)``).
+    hint : str
+        Added to the message of a wrong output that no mistake names.
+    loop_free : bool
+        The function may not use a Python loop (checked on its source, never by timing).
     hidden_label : str
         How the hidden twin's inputs are named in messages.
     """
@@ -108,6 +126,9 @@ class Check:
     rtol: float = 1e-7
     atol: float = 1e-9
     options: dict = field(default_factory=dict)
+    types: tuple | None = None
+    hint: str = ""
+    loop_free: bool = False
     hidden_label: str = "hidden inputs"
 
 
@@ -173,6 +194,27 @@ def _labels(value, expected, name, check, probe):
         raise AssertionError(f"{name} gave {int((arr != exp).sum())} wrong label(s) of {len(exp)}")
 
 
+@comparison("none")
+def _none(value, expected, name, check, probe):
+    """A companion probe: its answer is only compared with another's (``Probe.like``)."""
+
+
+@comparison("shape")
+def _shape(value, expected, name, check, probe):
+    __tracebackhide__ = True
+    if not isinstance(value, np.ndarray) or value.shape != np.shape(expected):
+        kind = value.type_name if isinstance(value, Opaque) else type(value).__name__
+        raise AssertionError(f"{name} should return an ndarray of shape {np.shape(expected)}, got {kind} of "
+                             f"shape {_shape_of(value)}")
+
+
+def _shape_of(value):
+    try:
+        return np.shape(value)
+    except ValueError:
+        return "?"
+
+
 @comparison("exact")
 def _exact(value, expected, name, check, probe):
     __tracebackhide__ = True
@@ -207,9 +249,11 @@ def judge(exercise, check, answers, expected, mistaken, *, hidden=False, probes=
     answers : list of Answer
         One per probe, in order.
     expected : list
-        Expected output of each probe (``None`` for a probe that must raise).
+        Expected output of each probe (``None`` for a probe that must raise or is
+        compared with another answer).
     mistaken : list of dict
-        For each probe, mistake key -> the output that mistake gives on it.
+        For each probe, mistake key -> the output that mistake gives on it
+        (``{"__raised__": name}`` for a mistake that raises).
     hidden : bool
         Hidden probes are named by ``check.hidden_label`` only.
 
@@ -223,40 +267,67 @@ def judge(exercise, check, answers, expected, mistaken, *, hidden=False, probes=
     probes = probes or check.probes
     fname, problems = exercise.function, []
     for i, (answer, exp, wrong) in enumerate(zip(answers, expected, mistaken, strict=True)):
-        label = check.hidden_label if hidden else (probes[i].label or _call_text(fname, probes[i]))
-        if probes[i].raises:
-            problems.append(problem(expect_raises, answer, probes[i].raises, probes[i].why))
+        probe = probes[i]
+        label = check.hidden_label if hidden else (probe.label or _call_text(fname, probe))
+        if probe.raises:
+            problems.append(problem(expect_raises, answer, probe.raises, probe.why))
             continue
-        value = answer.get()  # not written / timed out / raised: that message first
+        raised = next((k for k in check.mistakes if answer.error and _raised(wrong.get(k)) == answer.error), None)
+        if raised:
+            problems.append(f"on {label}: {exercise.mistakes[raised]}")
+            break
+        value = answer.get(f"{fname} on {label}" if hidden else None)  # not written / raised: say that first
         if exercise.returns:
             value = unpack(value, fname, exercise.returns)
         if check.pure and answer.mutated:
             problems.append(exercise.mistakes[check.pure])
             break
-        message = _compare(exercise, check, value, exp, f"{fname} on {label}", probes[i])
+        if probe.like is not None:
+            exp = answers[probe.like].value if answers[probe.like].error is None else None
+            if exp is None:
+                continue  # that answer's own problem is reported where it is judged
+            if exercise.returns:
+                exp = tuple(exp) if isinstance(exp, (tuple, list)) else exp
+        message = _compare(exercise, check, value, exp, f"{fname} on {label}", probe)
         if message is None:
             continue
         mine = _project(check, value)
-        named = next((k for k in check.mistakes if k in wrong and same(mine, _project(check, wrong[k]))), None)
-        problems.append(f"on {label}: {exercise.mistakes[named]}" if named else message)
+        named = probe.mistake or next((k for k in check.mistakes
+                                       if k in wrong and same(mine, _project(check, wrong[k]))), None)
+        hint = f"; {check.hint}" if check.hint and not named else ""
+        problems.append(f"on {label}: {exercise.mistakes[named]}" if named else message + hint)
         break  # one wrong output is enough to say; the first is the most telling
     fail(fname, problems)
 
 
 def _compare(exercise, check, value, expected, name, probe):
     """The comparison's message (``None`` when right), part by part when ``check.part`` says."""
-    compare = COMPARISONS[check.compare]
+    compare = COMPARISONS[probe.compare or check.compare]
     try:
         if check.part is None:
-            return problem(compare, value, expected, name, check, probe)
+            return _typed(check, value, name) or problem(compare, value, expected, name, check, probe)
         parts = (check.part,) if isinstance(check.part, int) else check.part
         for p in parts:
             part = f"the {exercise.returns[p]} returned by {name}" if exercise.returns else name
-            message = problem(compare, value[p], expected[p], part, check, probe)
+            message = _typed(check, value[p], part) or problem(compare, value[p], expected[p], part, check, probe)
             if message:
                 return message
     except Exception as exc:  # noqa: BLE001 - something odd came back: say what, never crash
         return f"{name} returned something that cannot be compared ({type(exc).__name__}: {fmt(value)})"
+    return None
+
+
+def _raised(output):
+    """The exception name a mistake's output stands for (``{"__raised__": name}``), else None."""
+    return output.get("__raised__") if isinstance(output, dict) else None
+
+
+def _typed(check, value, name):
+    if check.types and not isinstance(value, check.types) or isinstance(value, (bool, np.bool_)) and \
+            check.types and bool not in check.types:
+        wanted = " or ".join(t.__name__ for t in check.types)
+        kind = value.type_name if isinstance(value, Opaque) else type(value).__name__
+        return f"{name} should be a {wanted}, got {kind}: {fmt(value)}"
     return None
 
 
@@ -323,7 +394,9 @@ class Lesson:
         (``phi=phi``) are the student's other functions the probes refer to.
         """
         __tracebackhide__ = True
-        exercise, _ = self.check(cell)
+        exercise, check = self.check(cell)
         if len(functions) != 1:
             raise TypeError(f"test({cell!r}, ...) takes your {exercise.function} function")
         run(self.tests(cell), **{exercise.function: functions[0], **helpers})
+        if check.loop_free:
+            check_loop_free(functions[0], exercise.function)

@@ -44,14 +44,17 @@ def outputs(reference, check, probes):
     """Expected outputs of ``probes`` and, for each, the output of each of ``check``'s mistakes."""
     expected, mistaken = [], []
     for probe in probes:
-        if probe.raises:
+        if probe.raises or probe.like is not None:
             expected.append(None)
             mistaken.append({})
             continue
         expected.append(reference(*copy.deepcopy(probe.args), **copy.deepcopy(probe.kwargs)))
         wrong = {}
         for key in check.mistakes:
-            out = reference(*copy.deepcopy(probe.args), mistake=key, **copy.deepcopy(probe.kwargs))
+            try:
+                out = reference(*copy.deepcopy(probe.args), mistake=key, **copy.deepcopy(probe.kwargs))
+            except Exception as exc:  # noqa: BLE001 - a mistake that raises is named by its exception
+                out = {"__raised__": type(exc).__name__}
             if out is not None:
                 wrong[key] = out
         mistaken.append(wrong)
@@ -78,7 +81,7 @@ def hidden_test(lesson, cell, reference, draw, seed):
         __tracebackhide__ = True
         judge(exercise, check, answers, expected, mistaken, hidden=True, probes=probes)
     test = Test([p.call(exercise.function) for p in probes], judge_hidden, time_limit=exercise.time_limit)
-    test.hidden = True
+    test.hidden, test.probes = True, probes
     return test
 
 
@@ -90,8 +93,9 @@ def cells(lesson, references, hidden, options=None, seed=None):
     if missing:
         raise KeyError(f"the grader draws no hidden probes for {missing}: add them to HIDDEN")
     out = {}
-    for cell, (exercise, _) in lesson.cells.items():
+    for cell, (exercise, check) in lesson.cells.items():
         tests = [*lesson.tests(cell),
                  hidden_test(lesson, cell, _reference(references, exercise), hidden[cell], seed)]
-        out[cell] = Cell(exercise.solution, exercise.what, tests, **options.get(cell, {}))
+        settings = {"loop_free": (exercise.function,) if check.loop_free else (), **options.get(cell, {})}
+        out[cell] = Cell(exercise.solution, exercise.what, tests, **settings)
     return out
