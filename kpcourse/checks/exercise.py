@@ -69,6 +69,8 @@ class Probe:
     mistake : str, optional
         The mistake named whenever this probe fails (a property such as "a row of zeros
         gives 0", where the output of the mistake is not one fixed value).
+    measured : bool
+        Record the call's peak memory (``Answer.peak_bytes``) for a comparison to read.
     """
 
     args: tuple = ()
@@ -79,9 +81,11 @@ class Probe:
     like: int | None = None
     compare: str | None = None
     mistake: str | None = None
+    measured: bool = False
 
     def call(self, function):
-        return Call(function, *self.args, **self.kwargs)
+        make = Call.measured if self.measured else Call
+        return make(function, *self.args, **self.kwargs)
 
 
 @dataclass
@@ -166,7 +170,8 @@ class Exercise:
 
 
 # ---------------------------------------------------------------- comparisons
-#: name -> ``compare(value, expected, name, check, probe)``: raises ``AssertionError`` or returns.
+#: name -> ``compare(value, expected, name, check, probe, answer)``: raises ``AssertionError`` or returns.
+#: ``answer`` is the :class:`~kpcourse.checks._core.Answer` (its ``peak_bytes``, ``mutated``).
 COMPARISONS = {}
 
 
@@ -179,13 +184,13 @@ def comparison(name):
 
 
 @comparison("close")
-def _close(value, expected, name, check, probe):
+def _close(value, expected, name, check, probe, answer):
     __tracebackhide__ = True
     check_close(value, expected, name, rtol=check.rtol, atol=check.atol)
 
 
 @comparison("labels")
-def _labels(value, expected, name, check, probe):
+def _labels(value, expected, name, check, probe, answer):
     __tracebackhide__ = True
     exp = np.asarray(expected)
     check_labels(value, len(exp), name)
@@ -195,12 +200,12 @@ def _labels(value, expected, name, check, probe):
 
 
 @comparison("none")
-def _none(value, expected, name, check, probe):
+def _none(value, expected, name, check, probe, answer):
     """A companion probe: its answer is only compared with another's (``Probe.like``)."""
 
 
 @comparison("shape")
-def _shape(value, expected, name, check, probe):
+def _shape(value, expected, name, check, probe, answer):
     __tracebackhide__ = True
     if not isinstance(value, np.ndarray) or value.shape != np.shape(expected):
         kind = value.type_name if isinstance(value, Opaque) else type(value).__name__
@@ -216,7 +221,7 @@ def _shape_of(value):
 
 
 @comparison("exact")
-def _exact(value, expected, name, check, probe):
+def _exact(value, expected, name, check, probe, answer):
     __tracebackhide__ = True
     exp = np.asarray(expected)
     check_shape(value, exp.shape, name)
@@ -288,7 +293,7 @@ def judge(exercise, check, answers, expected, mistaken, *, hidden=False, probes=
                 continue  # that answer's own problem is reported where it is judged
             if exercise.returns:
                 exp = tuple(exp) if isinstance(exp, (tuple, list)) else exp
-        message = _compare(exercise, check, value, exp, f"{fname} on {label}", probe)
+        message = _compare(exercise, check, value, exp, f"{fname} on {label}", probe, answer)
         if message is None:
             continue
         mine = _project(check, value)
@@ -300,16 +305,17 @@ def judge(exercise, check, answers, expected, mistaken, *, hidden=False, probes=
     fail(fname, problems)
 
 
-def _compare(exercise, check, value, expected, name, probe):
+def _compare(exercise, check, value, expected, name, probe, answer):
     """The comparison's message (``None`` when right), part by part when ``check.part`` says."""
     compare = COMPARISONS[probe.compare or check.compare]
     try:
         if check.part is None:
-            return _typed(check, value, name) or problem(compare, value, expected, name, check, probe)
+            return _typed(check, value, name) or problem(compare, value, expected, name, check, probe, answer)
         parts = (check.part,) if isinstance(check.part, int) else check.part
         for p in parts:
             part = f"the {exercise.returns[p]} returned by {name}" if exercise.returns else name
-            message = _typed(check, value[p], part) or problem(compare, value[p], expected[p], part, check, probe)
+            message = (_typed(check, value[p], part)
+                       or problem(compare, value[p], expected[p], part, check, probe, answer))
             if message:
                 return message
     except Exception as exc:  # noqa: BLE001 - something odd came back: say what, never crash

@@ -37,7 +37,7 @@ BOOKS = ["moby_dick", "pride_and_prejudice", "moby_dick"]
 
 # ------------------------------------------------------- lesson-specific comparisons
 @comparison("zero_rows")
-def _zero_rows(value, expected, name, check, probe):
+def _zero_rows(value, expected, name, check, probe, answer):
     """A row of zeros of A gives 0 with every row of B (only that is judged here)."""
     __tracebackhide__ = True
     rows = ~np.asarray(probe.args[0], dtype=float).any(axis=1)
@@ -47,7 +47,7 @@ def _zero_rows(value, expected, name, check, probe):
 
 
 @comparison("from_y")
-def _from_y(value, expected, name, check, probe):
+def _from_y(value, expected, name, check, probe, answer):
     """An ndarray of the expected shape whose entries are labels of y_train."""
     __tracebackhide__ = True
     y_train = probe.args[1]

@@ -50,7 +50,7 @@ def _update_text(case):
 
 # ------------------------------------------------------- lesson-specific comparisons
 @comparison("trace")
-def _trace(value, expected, name, check, probe):
+def _trace(value, expected, name, check, probe, answer):
     """(w, b, trace): the trace row by row, and w, b those of its last row."""
     __tracebackhide__ = True
     w, b, trace = value
@@ -60,7 +60,7 @@ def _trace(value, expected, name, check, probe):
 
 
 @comparison("stopping")
-def _stopping(value, expected, name, check, probe):
+def _stopping(value, expected, name, check, probe, answer):
     """When the loop stopped, judged by the student's own trace (not by a rule)."""
     __tracebackhide__ = True
     X, y, _, max_epochs = probe.args

@@ -21,7 +21,7 @@ import zlib
 
 import numpy as np
 
-from kpcourse.checks._core import Test
+from kpcourse.checks._core import Ref, Test
 from kpcourse.checks.exercise import judge
 from kpcourse.grading.spec import Cell
 
@@ -40,19 +40,31 @@ def _reference(references, exercise):
         raise KeyError(f"the grader has no reference for {exercise.function!r}: add it to REFERENCES") from None
 
 
-def outputs(reference, check, probes):
-    """Expected outputs of ``probes`` and, for each, the output of each of ``check``'s mistakes."""
+def outputs(reference, check, probes, references=None):
+    """Expected outputs of ``probes`` and, for each, the output of each of ``check``'s mistakes.
+
+    A :class:`~kpcourse.checks._core.Ref` argument (another of the student's functions)
+    is given to the reference as ``references[name]``, the grader's own.
+    """
+    references = references or {}
+
+    def arguments(probe):
+        resolve = lambda a: references[a.name] if isinstance(a, Ref) else copy.deepcopy(a)  # noqa: E731
+        return [resolve(a) for a in probe.args], {k: resolve(v) for k, v in probe.kwargs.items()}
+
     expected, mistaken = [], []
     for probe in probes:
         if probe.raises or probe.like is not None:
             expected.append(None)
             mistaken.append({})
             continue
-        expected.append(reference(*copy.deepcopy(probe.args), **copy.deepcopy(probe.kwargs)))
+        args, kwargs = arguments(probe)
+        expected.append(reference(*args, **kwargs))
         wrong = {}
         for key in check.mistakes:
+            args, kwargs = arguments(probe)
             try:
-                out = reference(*copy.deepcopy(probe.args), mistake=key, **copy.deepcopy(probe.kwargs))
+                out = reference(*args, mistake=key, **kwargs)
             except Exception as exc:  # noqa: BLE001 - a mistake that raises is named by its exception
                 out = {"__raised__": type(exc).__name__}
             if out is not None:
@@ -65,17 +77,17 @@ def visible_data(lesson, references):
     """For each test cell: the expected and mistaken outputs of its visible probes."""
     data = {}
     for cell, (exercise, check) in lesson.cells.items():
-        expected, mistaken = outputs(_reference(references, exercise), check, check.probes)
+        expected, mistaken = outputs(_reference(references, exercise), check, check.probes, references)
         data[cell] = {"expected": expected, "mistaken": mistaken}
     return data
 
 
-def hidden_test(lesson, cell, reference, draw, seed):
+def hidden_test(lesson, cell, reference, draw, seed, references=None):
     """The hidden test of ``cell``: probes drawn by ``draw(rng)``, judged like the visible ones."""
     exercise, check = lesson.check(cell)
     rng = np.random.default_rng([seed, zlib.crc32(cell.encode())])
     probes = list(draw(rng))
-    expected, mistaken = outputs(reference, check, probes)
+    expected, mistaken = outputs(reference, check, probes, references)
 
     def judge_hidden(answers):
         __tracebackhide__ = True
@@ -95,7 +107,7 @@ def cells(lesson, references, hidden, options=None, seed=None):
     out = {}
     for cell, (exercise, check) in lesson.cells.items():
         tests = [*lesson.tests(cell),
-                 hidden_test(lesson, cell, _reference(references, exercise), hidden[cell], seed)]
+                 hidden_test(lesson, cell, _reference(references, exercise), hidden[cell], seed, references)]
         settings = {"loop_free": (exercise.function,) if check.loop_free else (), **options.get(cell, {})}
         out[cell] = Cell(exercise.solution, exercise.what, tests, **settings)
     return out
