@@ -35,6 +35,14 @@ and the adversarial cases (the student's cells only; every autograded cell must 
 
 plus the common mistakes and the reference-call cases of ``tests/golden/<a>.py``.
 
+``loop``, ``swallow`` and ``patch-helpers`` (whose patched checks loop) wait out the cell
+limit: they are graded with a limit of their own, ``LOOP_TIMEOUT`` (8 s, twice the slowest
+honest cell), the others with ``TIMEOUT`` (15 s). ``plant-links`` and ``bombs`` test the
+grading machinery (the limits of ``nbgrader_config.py``, the reading of what the sandbox
+wrote), the same for every assignment except in what the sandbox holds: they are graded on
+the first assignment of each sandbox profile (``ONE_PER_PROFILE``: the default one, and that
+of ``SANDBOX_ALLOW``), every other case on every assignment.
+
 Which cases go through a real autograde, and which are judged locally
 ----------------------------------------------------------------------
 Through ``make autograde``'s own path (nbgrader, one sandbox and one kernel per
@@ -81,6 +89,11 @@ GOLDEN = Path(__file__).parent / "golden"
 _ONLY = os.environ.get("KPCOURSE_ASSIGNMENTS", "").split()
 ASSIGNMENTS = [a for a in grading.assignments(ROOT) if not _ONLY or a in _ONLY]
 TIMEOUT = 15  # per-cell limit while grading the golden submissions (s)
+# The cases that wait out the limit (an endless loop, a loop that swallows the interrupt, a patch
+# that leaves the checks looping) get a shorter one: still stopped, still 0, the rest still graded.
+# 8 s is twice the slowest honest cell of any solution (3.7 s, measured by the local judge).
+WAITING = ("loop", "swallow", "patch-helpers")
+LOOP_TIMEOUT = 8
 # Three autograde jobs on two cores: a job's core is idle part of the time (sandbox and kernel
 # start, loops waiting for their timeout); more jobs than that slow honest cells towards their limits.
 JOBS = int(os.environ.get("KPCOURSE_PIPELINE_JOBS", (os.cpu_count() or 1) * 3 // 2))
@@ -300,6 +313,25 @@ _BOMBS = [
     "import subprocess\n_ps = [subprocess.Popen(['sleep', '20']) for _ in range(1000)]",  # processes
 ]
 
+
+def _sandbox_profile(name):
+    """What the assignment's sandbox holds beyond the default (its grader file's ``SANDBOX_ALLOW``)."""
+    from kpcourse.grading.trusted import load_grader
+
+    return tuple(sorted(getattr(load_grader(ROOT / "source" / name / "grader.py"), "SANDBOX_ALLOW", ())))
+
+
+#: The cases that test the grading machinery itself (the limits, the reading of what the sandbox
+#: wrote), not an assignment's exercises: graded on the first assignment of each sandbox profile
+#: (the default one, and that of the grader files with SANDBOX_ALLOW) rather than on every one.
+PER_PROFILE = ("plant-links", "bombs")
+ONE_PER_PROFILE = list({_sandbox_profile(a): a for a in reversed(ASSIGNMENTS)}.values())[::-1]
+
+
+def adversarial_names(name):
+    return [c for c in ADVERSARIAL if c not in PER_PROFILE or name in ONE_PER_PROFILE]
+
+
 def adversarial_cases(a: Assignment, guesses):
     zero = {g: 0.0 for g in a.auto}
     bombs = a.submission()
@@ -322,6 +354,11 @@ def adversarial_cases(a: Assignment, guesses):
         # (top-level code that starts processes and opens files is a way around the source policy)
         "bombs": (bombs, zero, "[output cut:"),
     }
+
+
+def _adversarial(a: Assignment, guesses):
+    cases = adversarial_cases(a, guesses)
+    return {c: cases[c] for c in adversarial_names(a.name)}
 
 
 def generic_cases(a: Assignment):
@@ -375,7 +412,7 @@ def course(tmp_path_factory):
         for case, spec in golden.items():
             cases[case] = (a.submission(replace=spec["replace"]), spec.get("expect", {}))
             messages[(case, name)] = spec.get("message")
-        for case, (nb, expect, message) in adversarial_cases(a, [str(ROOT), str(root)]).items():
+        for case, (nb, expect, message) in _adversarial(a, [str(ROOT), str(root)]).items():
             cases[case] = (nb, expect)
             messages[(case, name)] = message
         for case, (nb, expect) in cases.items():
@@ -410,7 +447,8 @@ def course(tmp_path_factory):
     os.environ.setdefault("KPCOURSE_ISOLATION", "require")  # adversarial cases need the sandbox
     start = time.monotonic()
     try:
-        results = grading.autograde(root, jobs=JOBS, log=lambda *a: None)
+        results = grading.autograde(root, jobs=JOBS, log=lambda *a: None,
+                                    timeouts=dict.fromkeys(WAITING, LOOP_TIMEOUT))
     finally:
         os.environ.pop("KPCOURSE_CELL_TIMEOUT", None)
     wall = time.monotonic() - start
@@ -540,7 +578,7 @@ def _grades(root, case, name):
 def _cases():
     return [(case, name) for name in ASSIGNMENTS
             for case in ["solution", "release", "first-cell-raises", "loop", "swallow", "edited-tests",
-                         "deleted-tests", *golden_cases(name), *ADVERSARIAL]]
+                         "deleted-tests", *golden_cases(name), *adversarial_names(name)]]
 
 
 ADVERSARIAL = ("patch-helpers", "swallow-errors", "fake-pass", "steal-solutions", "tamper", "kill-grader",
@@ -604,7 +642,7 @@ def test_loops_are_bounded_and_nothing_is_deleted(course):
     for r in course["results"]:
         if r["student"] in ("loop", "swallow"):
             # timeout + IOPub wait + restart + replay, never the whole notebook stuck
-            assert r["seconds"] < 6 * TIMEOUT + 240, r
+            assert r["seconds"] < 6 * LOOP_TIMEOUT + 240, r
     for path, digest in course["before"].items():
         assert _digest(path) == digest, f"{path} was changed by grading (or by a submission)"
     for name in ASSIGNMENTS:
@@ -654,7 +692,7 @@ def test_scrub_hidden_tests_removes_hidden_lines_from_tracebacks():
 
 def test_planted_links_are_not_followed(course):
     """A link to the instructor's notebook in place of the executed notebook copies nothing of it."""
-    for name in ASSIGNMENTS:
+    for name in ONE_PER_PROFILE:
         source = nbformat.read(ROOT / "source" / name / f"{name}.ipynb", as_version=4)
         theirs = [str(o.get("text", "")) for c in source.cells if c.cell_type == "code"
                   for o in c.get("outputs", []) if len(str(o.get("text", ""))) >= 20]

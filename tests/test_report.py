@@ -115,6 +115,19 @@ def test_batches_keep_one_assignment_and_every_submission():
     assert commands._batches([("bob", "01-a")], jobs=4) == [[("bob", "01-a")]]
 
 
+def test_students_with_a_cell_limit_of_their_own_are_batched_apart():
+    subs = [(f"s{i:02d}", a) for a in ("01-a", "02-b") for i in range(15)]
+    timeouts = {"s03": 8, "s07": 8, "s11": 30}
+    batches = commands._batches(subs, jobs=2, timeouts=timeouts)
+    assert sorted(p for b in batches for p in b) == sorted(subs)
+    assert all(len({(a, timeouts.get(s)) for s, a in b}) == 1 for b in batches)  # one limit per process
+    env = {"KPCOURSE_CELL_TIMEOUT": "15", "X": "1"}
+    for b in batches:
+        got = commands._batch_env(env, b, timeouts)
+        assert got["KPCOURSE_CELL_TIMEOUT"] == str(timeouts.get(b[0][0], 15)) and got["X"] == "1"
+    assert env["KPCOURSE_CELL_TIMEOUT"] == "15"  # the course's own environment is left as it is
+
+
 def test_cli_passes_student_to_autograde(monkeypatch):
     seen = {}
     monkeypatch.setattr(commands, "autograde", lambda root, jobs, **kw: seen.update(kw, jobs=jobs) or [])

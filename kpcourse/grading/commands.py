@@ -151,18 +151,26 @@ class Progress:
 BATCH = 4
 
 
-def _batches(subs, jobs):
+def _batches(subs, jobs, timeouts=None):
     """Split ``(student, assignment)`` pairs into batches of one assignment for one nbgrader process each.
 
     Starting nbgrader costs seconds per process; a batch shares that cost. Batches stay
     small (at most :data:`BATCH`, and about four per worker) so that the progress line
-    moves and the workers finish together.
+    moves and the workers finish together. Students with a cell limit of their own
+    (``timeouts``) share a batch only with students who have the same limit.
     """
     size = max(1, min(BATCH, math.ceil(len(subs) / (4 * max(1, jobs)))))
+    timeouts = timeouts or {}
     by_assignment = {}
     for s, a in subs:
-        by_assignment.setdefault(a, []).append((s, a))
+        by_assignment.setdefault((a, timeouts.get(s)), []).append((s, a))
     return [group[i:i + size] for group in by_assignment.values() for i in range(0, len(group), size)]
+
+
+def _batch_env(env, pairs, timeouts):
+    """The environment of a batch's nbgrader process: its students' own cell limit, if they have one."""
+    limit = (timeouts or {}).get(pairs[0][0])
+    return env if limit is None else dict(env, KPCOURSE_CELL_TIMEOUT=str(int(limit)))
 
 
 def _grade_batch(root, pairs, workdir, env):
@@ -246,11 +254,14 @@ def _ensure_in_gradebook(root, names):
 
 
 def autograde(root, jobs=None, *, students=None, feedback=True, export="grades.csv", log=print,
-              progress=True):
+              progress=True, timeouts=None):
     """Autograde everything in ``submitted/``, then generate feedback and export grades.
 
     ``students`` (ids): grade only their submissions, leaving every other grade as it
-    is. ``progress``: show a :class:`Progress` line on stderr. Returns the list of
+    is. ``timeouts`` (``{student: seconds}``): a per-cell limit of their own for these
+    students' submissions (given to their nbgrader processes as ``KPCOURSE_CELL_TIMEOUT``,
+    which ``nbgrader_config.py`` reads), the course's for everyone else.
+    ``progress``: show a :class:`Progress` line on stderr. Returns the list of
     per-submission results (dicts with ``student``, ``assignment``, ``ok``,
     ``seconds``, ``isolated``), in ``(student, assignment)`` order.
     """
@@ -268,14 +279,14 @@ def autograde(root, jobs=None, *, students=None, feedback=True, export="grades.c
     results = []
     start = time.monotonic()
     bar = Progress(len(subs)) if progress else None
-    batches = _batches(subs, jobs)
+    batches = _batches(subs, jobs, timeouts)
     with tempfile.TemporaryDirectory(prefix="kpcourse-grade-") as tmp:
         dirs = []
         for i, _ in enumerate(batches):
             dirs.append(Path(tmp) / f"job{i}")
             dirs[-1].mkdir()
         with ThreadPoolExecutor(max_workers=jobs) as pool:
-            futures = [pool.submit(_grade_batch, root, pairs, d, env)
+            futures = [pool.submit(_grade_batch, root, pairs, d, _batch_env(env, pairs, timeouts))
                        for pairs, d in zip(batches, dirs, strict=True)]
             for fut in as_completed(futures):  # the parent alone writes the course gradebook
                 batch = fut.result()
