@@ -115,7 +115,7 @@ export-grades: $(STAMP)
 	$(BIN)/python -m kpcourse.grading.export $(FORMAT) $(foreach i,$(CANVAS_IDS),--canvas-id $(i))
 
 lint: $(STAMP)
-	$(BIN)/ruff check kpcourse tests benchmarks
+	$(BIN)/ruff check kpcourse tests benchmarks source
 
 # Benchmarks (issue: fast engine): results land in benchmarks/RESULTS.md.
 bench: $(STAMP)

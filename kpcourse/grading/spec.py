@@ -10,7 +10,7 @@ never released and is never visible to the student's code. It defines
 Each :class:`Cell` lists the tests whose answers decide its points: usually the
 visible tests of the lesson's checks module (``kpcourse.checks.lessonNN``), then
 hidden ones built here from the grader's own references. A test's calls are sent to
-the student's kernel; its judge runs in the grader. See README, "Writing a hidden test".
+the student's kernel; its judge runs in the grader. See README, "Adding an exercise".
 """
 
 from __future__ import annotations

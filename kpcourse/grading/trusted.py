@@ -62,7 +62,7 @@ def load_grader(path):
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"no grader file {path}: every assignment needs source/<assignment>/{GRADER_FILE} "
-                                "(README, 'Writing a hidden test')")
+                                "(README, 'Adding an exercise')")
     name = f"kpcourse_grader_{path.parent.name.replace('-', '_')}"
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
