@@ -16,7 +16,9 @@ The steps, in Chromium where a person clicks:
    submission in bob's name is written but not collected as bob's;
 5. the instructor clicks *Collect*; the project's sandboxed autograde runs (as root, in the instructor's
    course, which is then given back); the instructor exports the grades for Canvas; alice has full
-   marks, bob none.
+   marks, bob none;
+6. the instructor clicks *Release Feedback*; alice and bob fetch theirs in the *Assignments* tab; alice
+   can neither list the exchange's feedback folder nor read bob's fetched feedback.
 
 Runs only with ``KPCOURSE_HUB=1`` (``make test-hub``; ``make test-browser`` leaves it out) and as root;
 not root is a skip, except under ``CI=true`` where it fails. Screenshots: ``screenshots/hub__*.png``.
@@ -306,4 +308,36 @@ def test_05_instructor_collects_and_grades(hub, pages):
     assert rows[0] == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", ASSIGNMENT], rows[0]
     fg.goto(f"gradebook/{ASSIGNMENT}")
     shot(fg.page, "05_gradebook")
+    STATE["done"].add("graded")
+
+
+def test_06_feedback(hub, pages):
+    """The instructor releases feedback; each student fetches their own; alice cannot list or guess bob's."""
+    require("graded")
+    fg = HubFormgrader(pages[INSTRUCTOR], UserServer(hub, INSTRUCTOR))
+    ok, text = fg.action("release-feedback")
+    shot(fg.page, "06_release_feedback")
+    assert ok, f"Release Feedback failed:\n{text[-3000:]}"
+    fg.close_modal()
+    released = hub.exchange / COURSE / "feedback"
+    assert mode(released) == "711", mode(released)
+    assert len(list(released.glob("*.html"))) == 2, list(released.iterdir())
+    for student in (ALICE, BOB):
+        page = pages[student]
+        page.goto(f"{hub.url}/user/{student}/lab?reset")
+        wait_lab(page)
+        tab = AssignmentsTab(LabPage(page, UserServer(hub, student), f"hub_{student}_feedback"))
+        tab.open()
+        tab.fetch_feedback()
+        shot(page, f"06_{student}_feedback")
+        files = sorted((hub.home(student) / ASSIGNMENT / "feedback").glob(f"*/{NOTEBOOK}.html"))
+        assert len(files) == 1 and files[0].stat().st_uid == hub.uid(student), files
+    code = ("import glob, json, os, sys\nout = {}\n"
+            "try:\n    out['list'] = os.listdir(sys.argv[1])\nexcept OSError as e:\n    out['list'] = 'denied'\n"
+            "out['glob'] = glob.glob(sys.argv[1] + '/*.html')\n"
+            "try:\n    out['bob'] = open(sys.argv[2]).read(10)\nexcept OSError as e:\n    out['bob'] = 'denied'\n"
+            "print(json.dumps(out))\n")
+    bob_file = sorted((hub.home(BOB) / ASSIGNMENT / "feedback").glob(f"*/{NOTEBOOK}.html"))[0]
+    tries = json.loads(hub.as_user(ALICE, None, cmd=["-c", code, str(released), str(bob_file)]).stdout)
+    assert tries == {"list": "denied", "glob": [], "bob": "denied"}, tries
 
