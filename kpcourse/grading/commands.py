@@ -32,6 +32,7 @@ from pathlib import Path
 
 from kpcourse.grading.plugins import ANSI as _ANSI
 from kpcourse.grading.spec import SUMMARY
+from kpcourse.grading.summary import Summary
 
 __all__ = ["release", "autograde", "validate", "main", "assignments", "Progress", "format_progress"]
 
@@ -196,17 +197,17 @@ def _grade_batch(root, pairs, workdir, env):
     summaries = {}
     for student, _ in pairs:
         path = t / "autograded" / student / assignment / SUMMARY
-        summaries[student] = json.loads(path.read_text()) if path.is_file() else None
-    inside = sum(s.get("seconds", 0) for s in summaries.values() if s)
+        summaries[student] = Summary.read(path)
+    inside = sum(s.seconds or 0 for s in summaries.values() if s)
     share = max(0.0, wall - inside) / len(pairs)
     results = []
     for student, _ in pairs:
-        summary = summaries[student] or {}
-        results.append({"student": student, "assignment": assignment, "ok": bool(summaries[student]),
-                        "seconds": (summary.get("seconds", 0) + share) if summary else wall,
+        summary = summaries[student]
+        results.append({"student": student, "assignment": assignment, "ok": summary is not None,
+                        "seconds": ((summary.seconds or 0) + share) if summary else wall,
                         "log": (proc.stdout + proc.stderr)[-4000:], "dir": t,
-                        "isolated": summary.get("isolated", False),
-                        "why_not_isolated": summary.get("why_not_isolated", "no grading summary")})
+                        "isolated": bool(summary and summary.isolated),
+                        "why_not_isolated": summary.why_not_isolated if summary else "no grading summary"})
     return results
 
 
@@ -336,10 +337,10 @@ def autograde(root, jobs=None, *, students=None, feedback=True, export="grades.c
 
 def _record_wall(summary_path, seconds):
     """Add the whole nbgrader process's time (``wall_seconds``) to a grading summary."""
-    if summary_path.is_file():
-        summary = json.loads(summary_path.read_text())
-        summary["wall_seconds"] = round(seconds, 2)
-        summary_path.write_text(json.dumps(summary, indent=1))
+    summary = Summary.read(summary_path)
+    if summary is not None:
+        summary.wall_seconds = round(seconds, 2)
+        summary.write(summary_path.parent)
 
 
 def _mark_isolation(csv_path, root):
@@ -349,11 +350,8 @@ def _mark_isolation(csv_path, root):
     if not rows:
         return
     for row in rows:
-        summary = root / "autograded" / row["student_id"] / row["assignment"] / SUMMARY
-        if summary.is_file():
-            row["isolated"] = "yes" if json.loads(summary.read_text()).get("isolated") else "NO"
-        else:
-            row["isolated"] = ""
+        summary = Summary.read(root / "autograded" / row["student_id"] / row["assignment"] / SUMMARY)
+        row["isolated"] = "" if summary is None else "yes" if summary.isolated else "NO"
     with open(csv_path, "w", newline="") as f:
         writer = csv.DictWriter(f, fieldnames=list(rows[0]))
         writer.writeheader()

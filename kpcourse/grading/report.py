@@ -27,6 +27,7 @@ from collections import Counter
 from pathlib import Path
 
 from kpcourse.grading.spec import SUMMARY
+from kpcourse.grading.summary import Summary
 
 __all__ = ["collect", "write_report", "graded_assignments", "exercises_of", "band", "hints", "flags"]
 
@@ -61,28 +62,12 @@ def hints(verdict):
 def flags(summary):
     """Why the grader flags a submission (``[]`` when it does not), from its grading summary.
 
-    ``summary`` is the ``kpcourse-grading.json`` dict, or ``None`` when the graded folder has
-    none (graded by another tool, or autograde failed).
+    ``summary`` is a :class:`~kpcourse.grading.summary.Summary` (or its JSON dict), or
+    ``None`` when the graded folder has none (graded by another tool, or autograde failed).
     """
     if summary is None:
         return ["no grading summary (autograde failed, or graded without kpcourse)"]
-    found = []
-    if not summary.get("isolated", False):
-        found.append(f"not isolated ({summary.get('why_not_isolated') or 'no sandbox'})")
-    if summary.get("killed"):
-        found.append("killed: ran past its time budget")
-    if summary.get("timed_out_cells"):
-        ids = summary.get("timed_out_ids") or [f"cell {i}" for i in summary["timed_out_cells"]]
-        found.append(f"timed out: {', '.join(ids)}")
-    if summary.get("kernel_restarted"):
-        found.append("kernel restarted")
-    if summary.get("locked_restored"):
-        found.append(f"locked cells restored: {', '.join(summary['locked_restored'])}")
-    if summary.get("limits_hit"):
-        found.append(f"limit reached: {', '.join(summary['limits_hit'])}")
-    if summary.get("uid") == 0:
-        found.append("ran as root")
-    return found
+    return (summary if isinstance(summary, Summary) else Summary.from_dict(summary)).flags()
 
 
 def exercises_of(notebook_path):
@@ -165,11 +150,7 @@ def _gradebook(root, assignment):
 
 
 def _summary(root, student, assignment):
-    path = Path(root) / "autograded" / student / assignment / SUMMARY
-    try:
-        return json.loads(path.read_text())
-    except (OSError, ValueError):
-        return None
+    return Summary.read(Path(root) / "autograded" / student / assignment / SUMMARY)
 
 
 def _order(root, assignment, cells):
@@ -218,7 +199,7 @@ def collect(root, assignment):
     kind_of = {gid: k for _, gid, _, k in cells}
     students = sorted(scores)
     summaries = {s: _summary(root, s, assignment) for s in students}
-    verdicts = {s: (summaries[s] or {}).get("verdicts", {}) for s in students}
+    verdicts = {s: summaries[s].verdicts if summaries[s] else {} for s in students}
 
     def score(s, gid):
         return scores[s].get(gid, (0.0, False))[0]
@@ -237,8 +218,8 @@ def collect(root, assignment):
     per_submission = [{"student": s, "total": sum(score(s, g) for g in exercise),
                        "cells": {g: score(s, g) for g in exercise},
                        "exercises": {e["name"]: sum(score(s, g) for g in e["cells"]) for e in exercises},
-                       "seconds": (summaries[s] or {}).get("seconds"),
-                       "wall_seconds": (summaries[s] or {}).get("wall_seconds"),
+                       "seconds": summaries[s].seconds if summaries[s] else None,
+                       "wall_seconds": summaries[s].wall_seconds if summaries[s] else None,
                        "flags": flags(summaries[s])} for s in students]
     handed_in = {p.parent.parent.name for p in (root / "submitted").glob(f"*/{assignment}/*.ipynb")}
     return {"assignment": assignment, "submissions": len(students), "max_total": max_total,

@@ -47,6 +47,7 @@ from kpcourse.grading import policy, sandbox
 from kpcourse.grading.allowed import Allowed
 from kpcourse.grading.limits import Limits, cap_outputs, describe, limits_hit
 from kpcourse.grading.spec import DEFAULT_FORBIDDEN, GRADER_FILE, SUMMARY
+from kpcourse.grading.summary import Summary
 
 __all__ = ["TrustedExecute", "load_grader", "grading_context", "program_of", "prepare_workdir", "verdict",
            "read_untrusted", "SUMMARY"]
@@ -144,17 +145,17 @@ class TrustedExecute(NbGraderPreprocessor):
             if not result["isolated"]:
                 self.log.warning("NOT ISOLATED: %s/%s ran without a sandbox (%s)", info.get("student"),
                                  assignment, result["why"])
-            summary = {"student": info.get("student"), "assignment": assignment, "notebook": notebook,
-                       "isolated": result["isolated"], "why_not_isolated": result["why"],
-                       "killed": result["killed"], "seconds": round(time.monotonic() - started, 2),
-                       "verdicts": verdicts, "timed_out_cells": result["timed_out"],
-                       "timed_out_ids": [_nbg(nb.cells[i]).get("grade_id") or f"cell {i}" for i in result["timed_out"]],
-                       "kernel_restarted": result["restarted"],
-                       "uid": result.get("uid"), "limits_hit": result["limits_hit"], "hidden_seed": seed,
-                       "locked_restored": _restored(root / "submitted" / str(info.get("student")) / assignment /
-                                                    f"{notebook}.ipynb", nb, locked)}
-            out_dir = Path(resources.get("metadata", {}).get("path") or ".")
-            (out_dir / SUMMARY).write_text(json.dumps(summary, indent=1))
+            summary = Summary(
+                student=info.get("student"), assignment=assignment, notebook=notebook,
+                isolated=result["isolated"], why_not_isolated=result["why"], killed=result["killed"],
+                seconds=round(time.monotonic() - started, 2), verdicts=verdicts,
+                timed_out_cells=result["timed_out"],
+                timed_out_ids=[_nbg(nb.cells[i]).get("grade_id") or f"cell {i}" for i in result["timed_out"]],
+                kernel_restarted=result["restarted"], uid=result.get("uid"), limits_hit=result["limits_hit"],
+                hidden_seed=seed,
+                locked_restored=_restored(root / "submitted" / str(info.get("student")) / assignment /
+                                          f"{notebook}.ipynb", nb, locked))
+            summary.write(Path(resources.get("metadata", {}).get("path") or "."))
         finally:
             shutil.rmtree(workdir, ignore_errors=True)
         return nb, resources
