@@ -12,7 +12,7 @@ import re
 
 from nbgrader.preprocessors import NbGraderPreprocessor
 
-__all__ = ["ScrubHiddenTests", "HIDDEN_BEGIN", "HIDDEN_END", "ANSI"]
+__all__ = ["ScrubHiddenTests", "split_hidden", "HIDDEN_BEGIN", "HIDDEN_END", "ANSI"]
 
 HIDDEN_BEGIN, HIDDEN_END = "### BEGIN HIDDEN TESTS", "### END HIDDEN TESTS"
 ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
@@ -31,22 +31,32 @@ class ScrubHiddenTests(NbGraderPreprocessor):
     def preprocess_cell(self, cell, resources, index):
         if cell.cell_type != "code" or HIDDEN_BEGIN not in cell.source:
             return cell, resources
-        hidden, visible, inside = set(), [], False
-        for number, line in enumerate(cell.source.splitlines(), start=1):
-            if line.strip() == HIDDEN_BEGIN:
-                inside = True
-            if inside:
-                hidden.add(number)
-            else:
-                visible.append(line)
-            if line.strip() == HIDDEN_END:
-                inside = False
+        visible, hidden = split_hidden(cell.source)
         texts = {ln.strip() for i, ln in enumerate(cell.source.splitlines(), 1) if i in hidden and ln.strip()}
-        cell.source = "\n".join(visible)
+        cell.source = visible
         for out in cell.get("outputs", []):
             if out.output_type == "error":
                 _scrub_error(out, hidden, texts)
         return cell, resources
+
+
+def split_hidden(source):
+    """The one parser of hidden-test markers: ``(visible source, numbers of the hidden lines)``.
+
+    The hidden region runs from a line holding :data:`HIDDEN_BEGIN` to one holding
+    :data:`HIDDEN_END`, both included; line numbers count from 1.
+    """
+    hidden, visible, inside = set(), [], False
+    for number, line in enumerate(source.splitlines(), start=1):
+        if HIDDEN_BEGIN in line:
+            inside = True
+        if inside:
+            hidden.add(number)
+        else:
+            visible.append(line)
+        if HIDDEN_END in line:
+            inside = False
+    return "\n".join(visible), hidden
 
 
 def _scrub_error(out, hidden_lines, hidden_texts):

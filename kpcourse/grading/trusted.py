@@ -46,6 +46,7 @@ from kpcourse.checks import _core
 from kpcourse.grading import policy, sandbox
 from kpcourse.grading.allowed import Allowed
 from kpcourse.grading.limits import Limits, cap_outputs, describe, limits_hit
+from kpcourse.grading.plugins import split_hidden
 from kpcourse.grading.spec import DEFAULT_FORBIDDEN, GRADER_FILE, SUMMARY
 from kpcourse.grading.summary import Summary
 
@@ -392,15 +393,7 @@ def _restored(submitted_path, nb, locked):
 
 def _visible(source):
     """A cell's source without its hidden-test region (what the release shows)."""
-    lines, inside = [], False
-    for line in source.split("\n"):
-        if "BEGIN HIDDEN TESTS" in line:
-            inside = True
-        elif "END HIDDEN TESTS" in line:
-            inside = False
-        elif not inside:
-            lines.append(line)
-    return "\n".join(lines).rstrip()
+    return split_hidden(source)[0].rstrip()
 
 
 def _core_message(exercise, problems):
