@@ -162,16 +162,17 @@ class Hub:
         for user in (INSTRUCTOR, *STUDENTS):
             jupyter = self.home(user) / ".jupyter"
             jupyter.mkdir()
+            server = {"LabApp": {"expose_app_in_browser": True}}  # window.jupyterapp, for LabPage's helpers
             if user == INSTRUCTOR:
                 (jupyter / "nbgrader_config.py").write_text(
                     f"c = get_config()  # noqa: F821\nc.CourseDirectory.root = {str(course)!r}\n")
             else:  # students: no formgrader, no Create Assignment (nbgrader's installation guide)
-                (jupyter / "jupyter_server_config.json").write_text(json.dumps(
-                    {"ServerApp": {"jpserver_extensions": {"nbgrader.server_extensions.formgrader": False}}}))
+                server["ServerApp"] = {"jpserver_extensions": {"nbgrader.server_extensions.formgrader": False}}
                 (jupyter / "labconfig").mkdir()
                 (jupyter / "labconfig" / "page_config.json").write_text(json.dumps(
                     {"disabledExtensions": {"@jupyter/nbgrader:formgrader": True,
                                             "@jupyter/nbgrader:create-assignment": True}}))
+            (jupyter / "jupyter_server_config.json").write_text(json.dumps(server))
             settings = jupyter / "lab" / "user-settings" / "@jupyterlab" / "apputils-extension"
             settings.mkdir(parents=True)
             (settings / "notification.jupyterlab-settings").write_text(

@@ -8,15 +8,16 @@ The steps, in Chromium where a person clicks:
 1. everyone logs in on the hub's login page; their own server starts, as their own Unix user;
 2. the instructor releases assignment 02 with the formgrader's *Release* button; the exchange
    folders have nbgrader's modes;
-3. ``kph-alice`` fetches it in her *Assignments* tab, her solution is written into the fetched notebook
-   (as her), she submits; ``kph-bob`` fetches and submits it blank;
+3. each student fetches it in their *Assignments* tab; ``kph-alice``'s solution is written into the
+   fetched notebook (as her), she clicks *Validate* in its toolbar (a kernel of hers) and submits;
+   ``kph-bob`` submits it blank; ``kph-carol`` with a common mistake (``tests/golden``: ``sign0-correct``);
 4. as ``kph-alice`` (her Unix user, her Python): every try to list, read, overwrite or delete
    ``kph-bob``'s submission and work, the instructor's source, grader file and gradebook, to move the
    released assignment or the course folder, fails; a non-member cannot enter the exchange; her
    submission in bob's name is written but not collected as bob's;
 5. the instructor clicks *Collect*; the project's sandboxed autograde runs (as root, in the instructor's
    course, which is then given back); the instructor exports the grades for Canvas; alice has full
-   marks, bob none;
+   marks, bob none, carol the golden case's score;
 6. the instructor clicks *Release Feedback*; alice and bob fetch theirs in the *Assignments* tab; alice
    can neither list the exchange's feedback folder nor read bob's fetched feedback.
 
@@ -35,15 +36,16 @@ import sys
 from pathlib import Path
 
 import pytest
-from exchange import ASSIGNMENT, NOTEBOOK, AssignmentsTab, Formgrader, mode, points, solutions
+from exchange import ASSIGNMENT, NOTEBOOK, AssignmentsTab, Formgrader, golden_case, mode, points, solutions
 from hub import COURSE, INSTRUCTOR, STUDENTS, Hub
-from labpage import SCREENSHOTS, VIEWPORT, LabPage
+from labpage import KERNEL_IDLE_S, SCREENSHOTS, VIEWPORT, LabPage
 
 ENABLED = os.environ.get("KPCOURSE_HUB") == "1"
 ON_CI = os.environ.get("CI") == "true"
 pytestmark = pytest.mark.skipif(not ENABLED, reason="hub test: set KPCOURSE_HUB=1 (make test-hub)")
 
 ALICE, BOB, CAROL = STUDENTS
+MISTAKE = "sign0-correct"  # tests/golden/02-perceptron-by-hand.py: carol's common mistake
 STATE = {"done": set()}
 PAGE_S = 180
 
@@ -154,7 +156,7 @@ def test_02_instructor_releases(hub, pages):
     assert not (course / "outbound" / ASSIGNMENT / "grader.py").exists(), "the grader file was released"
 
 
-def _write_solution(hub, user):
+def _write_solution(hub, user, cells):
     """The student's work, saved into the fetched notebook as that user (what typing it would save)."""
     path = hub.home(user) / ASSIGNMENT / f"{NOTEBOOK}.ipynb"
     code = ("import json, sys\n"
@@ -164,10 +166,10 @@ def _write_solution(hub, user):
             "    gid = c['metadata'].get('nbgrader', {}).get('grade_id')\n"
             "    if gid in cells: c['source'] = cells[gid]\n"
             "json.dump(nb, open(path, 'w'), indent=1)\n")
-    hub.as_user(user, None, cmd=["-c", code, str(path), json.dumps(solutions())])
+    hub.as_user(user, None, cmd=["-c", code, str(path), json.dumps(cells)])
 
 
-@pytest.mark.parametrize("student", ["kph-alice", "kph-bob"])
+@pytest.mark.parametrize("student", ["kph-alice", "kph-bob", "kph-carol"])
 def test_03_student_fetches_submits(hub, pages, student):
     require("release")
     page = pages[student]
@@ -179,8 +181,17 @@ def test_03_student_fetches_submits(hub, pages, student):
     shot(page, f"03_{student}_fetched")
     fetched = hub.home(student) / ASSIGNMENT / f"{NOTEBOOK}.ipynb"
     assert fetched.is_file() and fetched.stat().st_uid == hub.uid(student), f"no notebook of {student} at {fetched}"
-    if student == ALICE:
-        _write_solution(hub, student)
+    if student == ALICE:  # the solution, then Validate in the notebook's toolbar (a kernel of alice's)
+        _write_solution(hub, student, solutions())
+        tab.open_notebook()
+        tab.lab.wait_kernel("Idle", KERNEL_IDLE_S)
+        _, classes, text = tab.lab.validate()
+        shot(page, f"03_{student}_validate")
+        assert "validation-success" in classes.split(), f"Validate on the solution: {text[-3000:]}"
+        tab.close_dialog()
+        tab.show()
+    elif student == CAROL:
+        _write_solution(hub, student, {**solutions(), **golden_case(MISTAKE)["replace"]})
     subs = tab.submit()
     shot(page, f"03_{student}_submitted")
     assert len(subs) == 1, subs
@@ -276,7 +287,7 @@ def test_05_instructor_collects_and_grades(hub, pages):
     assert ok, f"Collect failed:\n{text[-3000:]}"
     fg.close_modal()
     submitted = hub.course() / "submitted"
-    assert sorted(p.name for p in submitted.iterdir()) == [ALICE, BOB]
+    assert sorted(p.name for p in submitted.iterdir()) == [ALICE, BOB, CAROL]
     # ... but collect takes bob's own submission, not the newer one alice made in his name
     bob_nb = json.loads((submitted / BOB / ASSIGNMENT / f"{NOTEBOOK}.ipynb").read_text())
     bob_src = "".join("".join(c["source"]) for c in bob_nb["cells"])
@@ -296,10 +307,12 @@ def test_05_instructor_collects_and_grades(hub, pages):
     code = ("import json, sys\nfrom nbgrader.api import Gradebook\n"
             "with Gradebook('sqlite:///gradebook.db') as gb:\n"
             f"    print(json.dumps({{s: gb.find_submission({ASSIGNMENT!r}, s).code_score\n"
-            f"                      for s in {[ALICE, BOB]!r}}}))\n")
+            f"                      for s in {[ALICE, BOB, CAROL]!r}}}))\n")
     scores = json.loads(hub.as_user(INSTRUCTOR, code, cwd=hub.course()).stdout)
     auto, _ = points()
-    assert scores == {ALICE: pytest.approx(sum(auto.values())), BOB: 0.0}, scores
+    mistake = {g: golden_case(MISTAKE)["expect"].get(g, p) for g, p in auto.items()}
+    assert scores == {ALICE: pytest.approx(sum(auto.values())), BOB: 0.0,
+                      CAROL: pytest.approx(sum(mistake.values()))}, scores
     out = hub.as_user(INSTRUCTOR, None, cmd=["-m", "kpcourse.grading.export", "canvas", "--out", "canvas.csv"],
                       cwd=hub.course())
     assert "2 student(s)" in out.stdout or "student(s)" in out.stdout, out.stdout
@@ -321,7 +334,7 @@ def test_06_feedback(hub, pages):
     fg.close_modal()
     released = hub.exchange / COURSE / "feedback"
     assert mode(released) == "711", mode(released)
-    assert len(list(released.glob("*.html"))) == 2, list(released.iterdir())
+    assert len(list(released.glob("*.html"))) == 3, list(released.iterdir())
     for student in (ALICE, BOB):
         page = pages[student]
         page.goto(f"{hub.url}/user/{student}/lab?reset")
