@@ -30,6 +30,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 
+from kpcourse.grading.paths import course_path
 from kpcourse.grading.plugins import ANSI as _ANSI
 from kpcourse.grading.spec import SUMMARY
 from kpcourse.grading.summary import Summary
@@ -62,7 +63,7 @@ def release(root, names=None):
     root = Path(root)
     for a in names or assignments(root):
         _nbgrader(["generate_assignment", a, "--force"], root)
-        for nb in (root / "release" / a).glob("*.ipynb"):
+        for nb in course_path(root, "release", assignment=a).glob("*.ipynb"):
             _normalise(nb)
     return names or assignments(root)
 
@@ -75,7 +76,7 @@ def _normalise(path):
 
 def _submissions(root, students=None):
     """``(student, assignment)`` pairs under ``submitted/``; only ``students`` when given."""
-    sub = Path(root) / "submitted"
+    sub = course_path(root, "submitted")
     if not sub.is_dir():
         return []
     return sorted((s.name, a.name) for s in sub.iterdir() if s.is_dir() and (not students or s.name in students)
@@ -186,9 +187,10 @@ def _grade_batch(root, pairs, workdir, env):
     root, t = Path(root), Path(workdir)
     assignment = pairs[0][1]
     shutil.copy2(root / "nbgrader_config.py", t / "nbgrader_config.py")
-    shutil.copytree(root / "source" / assignment, t / "source" / assignment)
+    shutil.copytree(course_path(root, "source", assignment=assignment), course_path(t, "source", assignment=assignment))
     for student, _ in pairs:
-        shutil.copytree(root / "submitted" / student / assignment, t / "submitted" / student / assignment)
+        shutil.copytree(course_path(root, "submitted", student, assignment),
+                        course_path(t, "submitted", student, assignment))
     shutil.copy2(root / "gradebook.db", t / "gradebook.db")
     start = time.monotonic()
     # the private course holds these submissions only: nbgrader grades every one of them
@@ -196,7 +198,7 @@ def _grade_batch(root, pairs, workdir, env):
     wall = time.monotonic() - start
     summaries = {}
     for student, _ in pairs:
-        path = t / "autograded" / student / assignment / SUMMARY
+        path = course_path(t, "autograded", student, assignment) / SUMMARY
         summaries[student] = Summary.read(path)
     inside = sum(s.seconds or 0 for s in summaries.values() if s)
     share = max(0.0, wall - inside) / len(pairs)
@@ -294,10 +296,10 @@ def autograde(root, jobs=None, *, students=None, feedback=True, export="grades.c
                 for r in batch:
                     if r["ok"]:
                         _merge(r["dir"] / "gradebook.db", root / "gradebook.db", r["assignment"], r["student"])
-                        dest = root / "autograded" / r["student"] / r["assignment"]
+                        dest = course_path(root, "autograded", r["student"], r["assignment"])
                         if dest.exists():
                             shutil.rmtree(dest)
-                        shutil.copytree(r["dir"] / "autograded" / r["student"] / r["assignment"], dest)
+                        shutil.copytree(course_path(r["dir"], "autograded", r["student"], r["assignment"]), dest)
                         _record_wall(dest / SUMMARY, r["seconds"])
                     if bar:
                         bar.clear()
@@ -350,7 +352,7 @@ def _mark_isolation(csv_path, root):
     if not rows:
         return
     for row in rows:
-        summary = Summary.read(root / "autograded" / row["student_id"] / row["assignment"] / SUMMARY)
+        summary = Summary.read(course_path(root, "autograded", row["student_id"], row["assignment"]) / SUMMARY)
         row["isolated"] = "" if summary is None else "yes" if summary.isolated else "NO"
     with open(csv_path, "w", newline="") as f:
         writer = csv.DictWriter(f, fieldnames=list(rows[0]))
@@ -369,7 +371,7 @@ def checks_data(root, names=None):
 
     written = []
     for a in names or assignments(root):
-        grader = load_grader(Path(root) / "source" / a / GRADER_FILE)
+        grader = load_grader(course_path(root, "source", assignment=a) / GRADER_FILE)
         if not hasattr(grader, "visible_data"):
             continue
         target = data_file(a)

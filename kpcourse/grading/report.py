@@ -19,6 +19,7 @@ returns all of it as plain data; :func:`write_report` renders it.
 
 from __future__ import annotations
 
+import glob
 import html
 import json
 import re
@@ -26,6 +27,7 @@ import statistics
 from collections import Counter
 from pathlib import Path
 
+from kpcourse.grading.paths import course_path
 from kpcourse.grading.spec import SUMMARY
 from kpcourse.grading.summary import Summary
 
@@ -150,7 +152,7 @@ def _gradebook(root, assignment):
 
 
 def _summary(root, student, assignment):
-    return Summary.read(Path(root) / "autograded" / student / assignment / SUMMARY)
+    return Summary.read(course_path(root, "autograded", student, assignment) / SUMMARY)
 
 
 def _order(root, assignment, cells):
@@ -221,7 +223,8 @@ def collect(root, assignment):
                        "seconds": summaries[s].seconds if summaries[s] else None,
                        "wall_seconds": summaries[s].wall_seconds if summaries[s] else None,
                        "flags": flags(summaries[s])} for s in students]
-    handed_in = {p.parent.parent.name for p in (root / "submitted").glob(f"*/{assignment}/*.ipynb")}
+    pattern = course_path(root, "submitted", "*", assignment) / "*.ipynb"
+    handed_in = {Path(p).parent.parent.name for p in glob.glob(str(pattern))}
     return {"assignment": assignment, "submissions": len(students), "max_total": max_total,
             "totals": _stats([r["total"] for r in per_submission], max_total), "exercises": exercises,
             "cells": cell_rows, "hints": _top_hints([verdicts[s].values() for s in students], 10),

@@ -46,6 +46,7 @@ from kpcourse.checks import _core
 from kpcourse.grading import policy, sandbox
 from kpcourse.grading.allowed import Allowed
 from kpcourse.grading.limits import Limits, cap_outputs, describe, limits_hit
+from kpcourse.grading.paths import course_path
 from kpcourse.grading.plugins import split_hidden
 from kpcourse.grading.spec import DEFAULT_FORBIDDEN, GRADER_FILE, SUMMARY
 from kpcourse.grading.summary import Summary
@@ -111,7 +112,7 @@ class TrustedExecute(NbGraderPreprocessor):
         info = resources.get("nbgrader", {})
         assignment, notebook = info.get("assignment"), info.get("notebook")
         root = Path(self.course_root or self.config.get("CourseDirectory", {}).get("root") or Path.cwd())
-        source_dir = root / "source" / assignment
+        source_dir = course_path(root, "source", assignment=assignment)
         seed = secrets.randbelow(2**63) if self.hidden_seed < 0 else self.hidden_seed
         cells, forbidden, locked, tests, allowed = grading_context(source_dir, notebook, seed=seed)
         limits = self.limits()
@@ -154,7 +155,7 @@ class TrustedExecute(NbGraderPreprocessor):
                 timed_out_ids=[_nbg(nb.cells[i]).get("grade_id") or f"cell {i}" for i in result["timed_out"]],
                 kernel_restarted=result["restarted"], uid=result.get("uid"), limits_hit=result["limits_hit"],
                 hidden_seed=seed,
-                locked_restored=_restored(root / "submitted" / str(info.get("student")) / assignment /
+                locked_restored=_restored(course_path(root, "submitted", str(info.get("student")), assignment) /
                                           f"{notebook}.ipynb", nb, locked))
             summary.write(Path(resources.get("metadata", {}).get("path") or "."))
         finally:

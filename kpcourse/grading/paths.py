@@ -1,0 +1,32 @@
+"""Course folders, through nbgrader's own :class:`~nbgrader.coursedir.CourseDirectory`.
+
+``course_path(root, "autograded", "bob", "02-perceptron-by-hand")`` is where nbgrader puts
+that step's files (``<root>/autograded/bob/02-perceptron-by-hand`` with the default
+``directory_structure``); ``source`` and ``release`` have no student.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from pathlib import Path
+
+__all__ = ["course_path", "STEPS"]
+
+#: nbgrader's steps (CourseDirectory traits ``<step>_directory``).
+STEPS = ("source", "release", "submitted", "autograded", "feedback")
+
+
+@functools.lru_cache(maxsize=8)
+def _course(root):
+    from nbgrader.coursedir import CourseDirectory
+
+    return CourseDirectory(root=root)
+
+
+def course_path(root, step, student=".", assignment="."):
+    """The folder of ``step`` for ``student`` (``"*"`` in a glob pattern) and ``assignment``."""
+    if step not in STEPS:
+        raise ValueError(f"unknown course step {step!r}; one of {', '.join(STEPS)}")
+    course = _course(str(Path(root).absolute()))
+    return Path(os.path.normpath(course.format_path(getattr(course, f"{step}_directory"), student, assignment)))
