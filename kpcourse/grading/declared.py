@@ -25,7 +25,7 @@ from kpcourse.checks._core import Ref, Test
 from kpcourse.checks.exercise import judge
 from kpcourse.grading.spec import Cell
 
-__all__ = ["outputs", "visible_data", "cells", "DEFAULT_SEED"]
+__all__ = ["outputs", "visible_data", "cells", "grader", "DEFAULT_SEED"]
 
 #: Seed of the hidden probes when the grading run gives none (tests, `judge_here`).
 DEFAULT_SEED = 20260
@@ -111,3 +111,18 @@ def cells(lesson, references, hidden, options=None, seed=None):
         settings = {"loop_free": (exercise.function,) if check.loop_free else (), **options.get(cell, {})}
         out[cell] = Cell(exercise.solution, exercise.what, tests, **settings)
     return out
+
+
+def grader(lesson, references, hidden, options=None):
+    """A grader file's ``visible_data()`` and ``cells(seed=None)``, in one line.
+
+    ``visible_data, cells = declared.grader(visible.LESSON, REFERENCES, HIDDEN)``.
+    """
+    def visible_data_():
+        """Expected outputs and common-mistake outputs of the visible probes."""
+        return visible_data(lesson, references)
+
+    def cells_(seed=None):
+        """The tests that decide each autograded cell (hidden probes drawn from ``seed``)."""
+        return cells(lesson, references, hidden, options=options, seed=seed)
+    return visible_data_, cells_

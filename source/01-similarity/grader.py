@@ -154,11 +154,4 @@ HIDDEN = {"ex1-cosine-tests-values": _cosine_values, "ex1-cosine-tests-interface
           "ex4-nn-tests-values": _nn_values, "ex4-nn-tests-interface": _nn_inputs}
 
 
-def visible_data():
-    """Expected outputs and common-mistake outputs of the visible probes."""
-    return declared.visible_data(visible.LESSON, REFERENCES)
-
-
-def cells(seed=None):
-    """The tests that decide each autograded cell of assignment 01 (hidden probes from ``seed``)."""
-    return declared.cells(visible.LESSON, REFERENCES, HIDDEN, seed=seed)
+visible_data, cells = declared.grader(visible.LESSON, REFERENCES, HIDDEN)

@@ -160,11 +160,4 @@ HIDDEN = {"ex1-predict-tests": _new_points, "ex1-predict-tests-zero": _boundary_
           "ex3-train-tests-result": _results, "ex3-train-tests-stop": _stopping}
 
 
-def visible_data():
-    """Expected outputs and common-mistake outputs of the visible probes."""
-    return declared.visible_data(visible.LESSON, REFERENCES)
-
-
-def cells(seed=None):
-    """The tests that decide each autograded cell of assignment 02 (hidden probes from ``seed``)."""
-    return declared.cells(visible.LESSON, REFERENCES, HIDDEN, seed=seed)
+visible_data, cells = declared.grader(visible.LESSON, REFERENCES, HIDDEN)
