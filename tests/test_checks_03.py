@@ -1,4 +1,4 @@
-"""Lesson 03's checks: every diagnosis names a purposely wrong function and passes a right one.
+"""Lesson 03's checks on hand-written mistakes (tests/test_exercises.py iterates the declared ones).
 
 The right functions are the model solutions of assignment 03, executed from the source
 notebook's solution cells; each wrong one makes a single common mistake. Messages must
@@ -47,6 +47,31 @@ dual_train, dual_predict, primal_from_dual = (SOLUTION[k] for k in ("dual_train"
                                                                       "primal_from_dual"))
 
 
+CELLS = {"dual": "ex1-dual-train-tests-", "predict": "ex2-dual-predict-tests", "primal": "ex3-primal-from-dual-tests"}
+ASPECTS = {"dual": {"counts": "counts", "bias": "bias", "learning_rate": "rate"},
+           "predict": {"basic": "", "details": "-details"},
+           "primal": {"weights": "", "checks": "-checks", "quiz": "-quiz"}}
+
+
+def diagnose(exercise, func, aspect="all"):
+    """The visible tests of one aspect (a test cell) of an exercise, or of all its cells."""
+    __tracebackhide__ = True
+    for a in ASPECTS[exercise] if aspect == "all" else (aspect,):
+        checks.test(CELLS[exercise] + ASPECTS[exercise][a], func)
+
+
+def diagnose_dual(func, aspect="all"):
+    diagnose("dual", func, aspect)
+
+
+def diagnose_dual_predict(func, aspect="all"):
+    diagnose("predict", func, aspect)
+
+
+def diagnose_primal_from_dual(func, aspect="all"):
+    diagnose("primal", func, aspect)
+
+
 def _message(func, *args, **kwargs):
     with pytest.raises(AssertionError) as info:
         func(*args, **kwargs)
@@ -70,7 +95,7 @@ def test_the_quiz_facts():
     alpha_c, b_c = GRADER.dual(Zc @ Zc.T, y, 100, 1.0, bias=False)
     np.testing.assert_array_equal(alpha_c, alpha)
     np.testing.assert_allclose((alpha_c * y) @ Zc, [-1.26035052, -1.21318978, 2.0], rtol=0, atol=1e-8)
-    assert np.array_equal(checks.quiz_probe()[2], Z @ Z.T)
+    assert np.array_equal(checks.QUIZ[2], Z @ Z.T)
 
 
 def _problems():
@@ -79,7 +104,7 @@ def _problems():
         yield X @ X.T, y, 100
     K, y = GRADER.rbf_problem()
     yield K, y, 20
-    Z, y, K = checks.quiz_probe()
+    Z, y, K = checks.QUIZ
     yield K, y, 100
 
 
@@ -176,9 +201,9 @@ def make_primal(*, use_y=True, axis=0, lr_times=1, sign=1, check=True, check_lr=
 # --------------------------------------------------------------------------- #
 
 @pytest.mark.parametrize("diagnose,func,aspects", [
-    (checks.diagnose_dual, dual_train, ("all", "counts", "bias", "learning_rate")),
-    (checks.diagnose_dual_predict, dual_predict, ("all", "basic", "details")),
-    (checks.diagnose_primal_from_dual, primal_from_dual, ("all", "weights", "checks", "quiz")),
+    (diagnose_dual, dual_train, ("all", "counts", "bias", "learning_rate")),
+    (diagnose_dual_predict, dual_predict, ("all", "basic", "details")),
+    (diagnose_primal_from_dual, primal_from_dual, ("all", "weights", "checks", "quiz")),
 ])
 def test_diagnoses_pass_the_solution(diagnose, func, aspects):
     for aspect in aspects:
@@ -199,16 +224,16 @@ DUAL_MISTAKES = [
 
 @pytest.mark.parametrize("flags,aspect,expected", DUAL_MISTAKES)
 def test_diagnose_dual_names_mistakes(flags, aspect, expected):
-    assert expected in _message(checks.diagnose_dual, make_dual(**flags), aspect=aspect)
+    assert expected in _message(diagnose_dual, make_dual(**flags), aspect=aspect)
 
 
 def test_diagnose_dual_other_mistakes():
-    assert "should return a tuple (alpha, b)" in _message(checks.diagnose_dual, lambda K, y, e, r: K[0])
+    assert "should return a tuple (alpha, b)" in _message(diagnose_dual, lambda K, y, e, r: K[0])
 
     def drifting(K, y, max_epochs=10, learning_rate=1.0):  # alpha changes with the learning rate
         return dual_train(np.asarray(K) * learning_rate ** 2, y, max_epochs, learning_rate)
 
-    assert "alpha changed with the learning rate" in _message(checks.diagnose_dual, drifting,
+    assert "alpha changed with the learning rate" in _message(diagnose_dual, drifting,
                                                               aspect="learning_rate")
 
 
@@ -226,7 +251,7 @@ PREDICT_MISTAKES = [
 
 @pytest.mark.parametrize("flags,aspect,expected", PREDICT_MISTAKES)
 def test_diagnose_dual_predict_names_mistakes(flags, aspect, expected):
-    assert expected in _message(checks.diagnose_dual_predict, make_predict(**flags), aspect=aspect)
+    assert expected in _message(diagnose_dual_predict, make_predict(**flags), aspect=aspect)
 
 
 PRIMAL_MISTAKES = [
@@ -250,19 +275,19 @@ def test_diagnose_primal_names_mistakes_in_their_aspects_only(flags, failing, ex
     messages = []
     for aspect in ("weights", "checks", "quiz"):
         if aspect in failing:
-            messages.append(_message(checks.diagnose_primal_from_dual, wrong, aspect=aspect))
+            messages.append(_message(diagnose_primal_from_dual, wrong, aspect=aspect))
         else:
-            checks.diagnose_primal_from_dual(wrong, aspect=aspect)
+            diagnose_primal_from_dual(wrong, aspect=aspect)
     assert any(expected in m for m in messages), messages
 
 
 def test_messages_hide_the_expected_values():
     # Right answers: the probe's w (5, 10) and (2.5, 5); the quiz's w (-1.26035052, -1.21318978), b 2.
     for flags in ({"use_y": False}, {"lr_times": 2}, {"sign": -1, "check": False}):
-        msg = _message(checks.diagnose_primal_from_dual, make_primal(**flags))
+        msg = _message(diagnose_primal_from_dual, make_primal(**flags))
         assert "[2.5, 5" not in msg and "-1.26" not in msg and "-1.21" not in msg, msg
     for flags in ({"bias": False}, {"bias_in_score": False}):
-        msg = _message(checks.diagnose_dual, make_dual(**flags), aspect="bias")
+        msg = _message(diagnose_dual, make_dual(**flags), aspect="bias")
         assert "b=2" not in msg and "b=-1" not in msg, msg
 
 

@@ -1,419 +1,256 @@
 """Checks of assignment 03 (the dual form): dual_train, dual_predict, primal_from_dual.
 
-Each ``diagnose_*`` runs fixed probes on the student's function and names the likely
-mistake; ``*_tests(aspect)`` returns the same probes as :class:`~._core.Test` objects,
-which the grader replays on the student's answers. The expected outputs and the
-outputs of common mistakes are data (``data/lesson03.json``, written from the
-grader's references); no dual perceptron lives here.
+Declared once (:mod:`kpcourse.checks.exercise`): each exercise's probes, how its answers
+are compared and its named mistakes. The expected outputs and the outputs of the
+mistakes are data (``data/lesson03.json``, written from the grader's references); no
+dual perceptron lives here. In the notebook:
+``checks.lesson03.test("ex1-dual-train-tests-counts", dual_train)``.
 
 Besides small hand-made probes, the checks use the perceptron quiz's 20 points
 (:func:`kpcourse.datasets.quiz_points`), rescaled as the quiz does and without its
 constant-1 column (our perceptron has its own bias): ``Z = quiz_transform(X)[:, :2]``,
-``K = Z Zᵀ``. They are read from the package when a check first needs them.
+``K = Z Zᵀ``.
 """
 
 from __future__ import annotations
 
-import functools
-
 import numpy as np
 
-from kpcourse.checks._core import (
-    Call,
-    Test,
-    check_close,
-    check_labels,
-    check_shape,
-    expect_raises,
-    fail,
-    fmt,
-    load_data,
-    problem,
-    run,
-    same,
-    unpack,
-)
+from kpcourse.checks._core import check_close, check_shape, fmt
+from kpcourse.checks.exercise import Check, Exercise, Lesson, Probe, comparison, same
+from kpcourse.datasets import quiz_points, quiz_transform
 
-__all__ = ["diagnose_dual", "diagnose_dual_predict", "diagnose_primal_from_dual", "dual_tests",
-           "dual_predict_tests", "primal_tests", "unpack_dual", "unpack_w", "quiz_probe"]
+__all__ = ["LESSON", "test", "QUIZ"]
 
 # dual_train. Counts: points far from the origin, separable through it, so the bias
 # never decides a mistake. Bias and learning rate: a small set where the bias matters.
-_XC = 10.0 * np.array([[1.0, 3.0], [2.0, 3.0], [-2.0, -1.0], [-2.0, -2.0], [-2.0, 3.0], [0.0, 2.0]])
-_XB = np.array([[2.0, 3.0], [0.0, 1.0], [0.0, 3.0], [0.0, 0.0], [1.0, 1.0]])
+XC = 10.0 * np.array([[1.0, 3.0], [2.0, 3.0], [-2.0, -1.0], [-2.0, -2.0], [-2.0, 3.0], [0.0, 2.0]])
+YC = np.array([1, 1, -1, -1, -1, 1])
+XB = np.array([[2.0, 3.0], [0.0, 1.0], [0.0, 3.0], [0.0, 0.0], [1.0, 1.0]])
+YB = np.array([1, -1, 1, -1, -1])
+EPOCHS = 20
+#: The quiz's points as the checks use them: ``(Z, y, K)``.
+_QX, _QY = quiz_points()
+_QZ = quiz_transform(_QX)[:, :2]
+QUIZ = (_QZ, _QY, _QZ @ _QZ.T)
+#: The quiz's dual counts and bias (the answer of dual_train on the quiz, an input of primal_from_dual).
+QUIZ_ALPHA, QUIZ_B = np.array([1, 1, 0, 0, 1, 0, 0, 0, 2, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0]), 2.0
+# dual_predict: K_test_train (4 new points x 3 training points); with alpha·y = (1, 0, -2)
+# and b = -0.5 the scores are -3.5, 1.5, -0.3 and exactly 0.
+PK = np.array([[1.0, 0.0, 2.0], [0.0, 3.0, -1.0], [0.2, 0.0, 0.0], [0.5, 0.0, 0.0]])
+PA, PY, PB = np.array([1, 0, 2]), np.array([1, -1, -1]), -0.5
+#: The learning rate: kernel sum 2 and b = -1.5, so the score is 0.5·2 - 1.5 < 0 for rate 0.5.
+PLR = (np.array([[2.0, 0.0, 0.0]]), np.array([1, 0, 2]), np.array([1, 1, -1]), -1.5, 0.5)
+# primal_from_dual: 4 training points with 2 features; Σ_i alpha_i y_i = 3, b = learning_rate·3.
+WX = np.array([[1.0, 2.0], [3.0, -1.0], [0.0, 1.0], [2.0, 2.0]])
+WA, WY = np.array([2, 1, 1, 3]), np.array([1, -1, -1, 1])
 
-#: The probes (inputs only).
-PROBES = {
-    "counts_X": _XC, "counts_K": _XC @ _XC.T, "counts_y": np.array([1, 1, -1, -1, -1, 1]),
-    "bias_X": _XB, "bias_K": _XB @ _XB.T, "bias_y": np.array([1, -1, 1, -1, -1]),
-    "max_epochs": 20,
-    # dual_predict: K_test_train (4 new points x 3 training points); with alpha·y =
-    # (1, 0, -2) and b = -0.5 the scores are -3.5, 1.5, -0.3 and exactly 0.
-    "predict_K": np.array([[1.0, 0.0, 2.0], [0.0, 3.0, -1.0], [0.2, 0.0, 0.0], [0.5, 0.0, 0.0]]),
-    "predict_alpha": np.array([1, 0, 2]), "predict_y": np.array([1, -1, -1]), "predict_b": -0.5,
-    # the learning rate: kernel sum 2 and b = -1.5, so the score is 0.5·2 - 1.5 < 0 for rate 0.5
-    "predict_lr": (np.array([[2.0, 0.0, 0.0]]), np.array([1, 0, 2]), np.array([1, 1, -1]), -1.5, 0.5),
-    # primal_from_dual: 4 training points with 2 features; sum_i alpha_i y_i = 3
-    "primal_X": np.array([[1.0, 2.0], [3.0, -1.0], [0.0, 1.0], [2.0, 2.0]]),
-    "primal_alpha": np.array([2, 1, 1, 3]), "primal_y": np.array([1, -1, -1, 1]),
-    "primal_b": {1.0: 3.0, 0.5: 1.5},  # b = learning_rate * sum_i alpha_i y_i
+_SCORE = "learning_rate·Σ_j alpha_j y_j K[t, j] + b"
+_W = "w = learning_rate·Σ_i alpha_i y_i x_i"
+
+DUAL_MISTAKES = {
+    "sign0": "sign(0) must count as a mistake: all your alpha are 0, but alpha = 0 and b = 0 at the first "
+             "visit give a score of exactly 0, which is a mistake",
+    "negative": "alpha counts mistakes, so it is never negative: add 1 (the label y_i enters the score, not "
+                "alpha)",
+    "set": "alpha must count the mistakes on each sample (alpha[i] += 1), not just mark them with 1",
+    "no_bias": "your dual training ignores the bias: b never changes; on each mistake b += learning_rate·y_i, "
+               "and b enters every score",
+    "bias_out": "your b changes but never enters the score: f(x_i) = learning_rate·Σ_j alpha_j y_j K[j, i] + b",
+    "alpha_lr": "the learning rate was applied to the dual counts alpha: alpha[i] grows by exactly 1 per "
+                "mistake, whatever the learning rate; the learning rate multiplies the kernel sum and the bias "
+                "step",
+    "bias_no_lr": "the bias step must be scaled by the learning rate too (b += learning_rate·y_i)",
 }
-_QUIZ = None
+PREDICT_MISTAKES = {
+    "scores": "dual_predict returned the scores; return their labels -1/+1",
+    "no_y": f"your prediction ignores the labels y: the score is {_SCORE}",
+    "no_b": f"your prediction ignores the bias b: the score is {_SCORE}",
+    "flipped": "your labels are flipped: a positive score predicts +1",
+    "np_sign": "a score of exactly 0 gave 0 (np.sign(0) is 0): a point whose score is not positive is "
+               "labelled -1",
+    "zero_plus": "a score of exactly 0 gave +1: only a positive score predicts +1",
+    "no_lr": f"your prediction ignores the learning rate: the score is {_SCORE} (it multiplies the kernel "
+             "sum, not b)",
+}
+PRIMAL_MISTAKES = {
+    "no_y": f"your w ignores the labels y: {_W} (a mistake on a point labelled -1 moves w away from it)",
+    "negated": f"the sign is wrong ({_W})",
+    "no_lr": f"the learning rate is not applied ({_W})",
+    "lr_twice": f"the learning rate is applied twice ({_W})",
+    "pair": "primal_from_dual returns w alone (an array of shape (n_features,)); b needs no conversion",
+    "wrong_axis": f"your w has one entry per training point: {_W} sums over the training points (the rows of "
+                  "X, axis 0), so it has one entry per feature, shape (n_features,)",
+    "with_b": "your w has one entry more than X has columns: w holds one weight per column of X; b is not "
+              "part of it",
+    "check_lr": "primal_from_dual raised ValueError for a consistent b with a learning rate other than 1 "
+                "(b = learning_rate·Σ_i alpha_i y_i): the learning rate scales b too; compare up to rounding "
+                "(np.isclose)",
+}
 
 
-@functools.cache
-def _data():
-    return load_data("lesson03")
-
-
-def quiz_probe():
-    """The quiz's points as the checks use them: ``(Z, y, K)``, ``Z = quiz_transform(X)[:, :2]``."""
-    global _QUIZ
-    if _QUIZ is None:
-        from kpcourse.datasets import quiz_points, quiz_transform
-
-        X, y = quiz_points()
-        Z = quiz_transform(X)[:, :2]
-        _QUIZ = (Z, y, Z @ Z.T)
-    Z, y, K = _QUIZ
-    return Z.copy(), y.copy(), K.copy()
-
-
-# ---------------------------------------------------------------- dual_train
-def unpack_dual(answer, n):
-    """``(alpha, b)`` from an answer of ``dual_train`` for ``n`` labels, with clear failures."""
+# ------------------------------------------------------- lesson-specific comparisons
+@comparison("dual_counts")
+def _counts(value, expected, name, check, probe, answer):
+    """alpha: never all 0 (sign(0) is a mistake), never negative; then close. b: close."""
     __tracebackhide__ = True
-    alpha, b = unpack(answer.get(), "dual_train", ("alpha", "b"))
-    check_shape(alpha, (n,), "the alpha returned by dual_train")
+    if np.ndim(expected) == 1:
+        check_shape(value, np.shape(expected), name)
+        alpha = np.asarray(value, dtype=float)
+        if np.all(alpha == 0):
+            raise AssertionError(DUAL_MISTAKES["sign0"])
+        if np.any(alpha < 0):
+            raise AssertionError(DUAL_MISTAKES["negative"])
+    check_close(value, expected, name, rtol=check.rtol, atol=check.atol)
+
+
+def _dual_pair(value, n, name):
+    __tracebackhide__ = True
+    alpha, b = value
+    check_shape(alpha, (n,), f"the alpha returned by {name}")
     if np.ndim(b) != 0:
-        raise AssertionError(f"the b returned by dual_train should be a number, got shape {np.shape(b)}")
-    try:
-        alpha, b = np.asarray(alpha, dtype=float), float(b)
-    except (TypeError, ValueError):
-        raise AssertionError("alpha should be an array of numbers (mistake counts) and b a number") from None
-    return alpha, b
+        raise AssertionError(f"the b returned by {name} should be a number, got shape {np.shape(b)}")
+    return np.asarray(alpha, dtype=float), float(b)
 
 
-def dual_tests(aspect="all"):
-    """Tests of ``dual_train(K, y, max_epochs, learning_rate)``: ``"counts"``, ``"bias"``, ``"learning_rate"``."""
-    P, E, tests = PROBES, PROBES["max_epochs"], []
-    if aspect in ("all", "counts"):
-        calls = [Call("dual_train", P["counts_K"], P["counts_y"], E, 1.0),
-                 Call("dual_train", np.ones((3, 4)), np.array([1, -1, 1]), 5, 1.0)]
-        tests.append(Test(calls, _judge_counts))
-    if aspect in ("all", "bias"):
-        _, yq, Kq = quiz_probe()
-        calls = [Call("dual_train", P["bias_K"], P["bias_y"], E, 1.0), Call("dual_train", Kq, yq, E, 1.0)]
-        tests.append(Test(calls, _judge_bias))
-    if aspect in ("all", "learning_rate"):
-        calls = [Call("dual_train", P["bias_K"], P["bias_y"], E, 1.0),
-                 Call("dual_train", P["bias_K"], P["bias_y"], E, 0.25)]
-        tests.append(Test(calls, _judge_rate))
-    return tests
+@comparison("dual_rate")
+def _rate(value, expected, name, check, probe, answer):
+    """(alpha, b) with learning_rate r against the student's own run with 1: same alpha, r times b.
 
-
-def _counting_problem(alpha, d):
-    """Name a mistake in how alpha counts (``d``: the probe's data), or return None."""
-    if np.all(alpha == 0):
-        return ("sign(0) must count as a mistake: all your alpha are 0, but alpha = 0 and b = 0 at the "
-                "first visit give a score of exactly 0, which is a mistake")
-    if np.any(alpha < 0):
-        return ("alpha counts mistakes, so it is never negative: add 1 (the label y_i enters the "
-                "score, not alpha)")
-    if same(alpha, d["set"]):
-        return "alpha must count the mistakes on each sample (alpha[i] += 1), not just mark them with 1"
-    return None
-
-
-def _judge_counts(answers):
-    __tracebackhide__ = True
-    d, problems = _data()["counts"], []
-    alpha, _ = unpack_dual(answers[0], len(PROBES["counts_y"]))
-    if not same(alpha, d["alpha"]):
-        named = _counting_problem(alpha, d)
-        if named:
-            problems.append(named)
-        else:
-            problems.append(problem(check_close, alpha, d["alpha"], "alpha on a Gram matrix of 6 samples",
-                                    hint="alpha[i] counts the mistakes on sample i, visiting samples 0..n-1 in "
-                                         "order; the score is learning_rate·Σ_j alpha_j y_j K[j, i] + b"))
-    problems.append(problem(expect_raises, answers[1], "ValueError",
-                            "K has shape (3, 4), not (n, n) for n = len(y) labels"))
-    fail("dual_train", problems)
-
-
-def _judge_bias(answers):
-    __tracebackhide__ = True
-    D = _data()
-    where = {"bias": f"on K = X Xᵀ for X={fmt(PROBES['bias_X'])}, y={fmt(PROBES['bias_y'])}",
-             "quiz": "on the quiz's Gram matrix (K = Z Zᵀ, Z = quiz_transform(X)[:, :2], 20 points)"}
-    for a, key in zip(answers, ("bias", "quiz"), strict=True):
-        d = D[key]
-        alpha, b = unpack_dual(a, len(d["alpha"]))
-        if same(alpha, d["alpha"]) and np.isclose(b, d["b"]):
-            continue
-        named = _counting_problem(alpha, d)
-        if named:
-            found = named
-        elif b == 0 and same(alpha, d["no_bias"]):
-            found = ("your dual training ignores the bias: b never changes; on each mistake "
-                     "b += learning_rate·y_i, and b enters every score")
-        elif same((*alpha, b), d["bias_out"]):
-            found = ("your b changes but never enters the score: "
-                     "f(x_i) = learning_rate·Σ_j alpha_j y_j K[j, i] + b")
-        else:
-            found = (f"{where[key]} you returned alpha={fmt(alpha)}, b={fmt(b)}: check the mistake "
-                     "counts and the bias (b += learning_rate·y_i on a mistake, added to every score)")
-        fail("dual_train", [found])
-
-
-def _judge_rate(answers):
-    __tracebackhide__ = True
-    d, problems = _data()["rate"], []
-    n = len(PROBES["bias_y"])
-    a1, b1 = unpack_dual(answers[0], n)
-    a4, b4 = unpack_dual(answers[1], n)
-    if not np.allclose(a4, np.round(a4)):
-        problems.append(f"the learning rate was applied to the dual counts alpha (learning_rate=0.25 "
-                        f"gave alpha={fmt(a4)}): alpha[i] grows by exactly 1 per mistake, whatever the "
-                        "learning rate; the learning rate multiplies the kernel sum and the bias step")
-    elif same((*a4, b4), (*d["alpha"], 0.25 * d["b"])):
-        pass  # right for 0.25 (a wrong alpha for 1 is the other aspects' business)
-    elif same((*a4, b4), d["bias_step_no_lr"]) or (b1 != 0 and np.allclose(a4, a1) and np.isclose(b4, b1)):
-        problems.append("the bias step must be scaled by the learning rate too (b += learning_rate·y_i)")
-    elif not np.allclose(a4, a1):
-        problems.append(f"alpha changed with the learning rate ({fmt(a1)} for 1, {fmt(a4)} for 0.25): "
-                        "alpha and b start at 0, so the learning rate only rescales every score and the "
-                        "mistakes stay the same; apply it to the kernel sum and to the bias step alike")
-    elif not np.isclose(b4, 0.25 * b1):
-        problems.append(f"b should be proportional to the learning rate: you returned b={fmt(b1)} for "
-                        f"learning_rate=1 and b={fmt(b4)} for 0.25")
-    fail("dual_train", problems)
-
-
-def diagnose_dual(dual_train, aspect="all"):
-    """Probe ``dual_train(K, y, max_epochs, learning_rate) -> (alpha, b)`` and name the mistake.
-
-    Aspects: ``"counts"`` (alpha counts the mistakes per sample, a score of 0 is a
-    mistake, a ``ValueError`` for a non-square K; on a Gram matrix where the bias
-    never decides), ``"bias"`` (b grows by learning_rate·y on each mistake and enters
-    every score; on a small set and on the quiz's 20 points) and ``"learning_rate"``
-    (alpha does not depend on the learning rate, b is proportional to it).
-
-    Raises
-    ------
-    AssertionError
-        Listing every problem found, e.g. "the learning rate was applied to the dual
-        counts alpha" or "your dual training ignores the bias".
+    On the visible probe, the stored right answer for r passes whatever the run with 1
+    gave, and the stored output of "bias_no_lr" is named (its alpha changes with r).
     """
     __tracebackhide__ = True
-    run(dual_tests(aspect), dual_train=dual_train)
+    lr = probe.kwargs.get("learning_rate", probe.args[3] if len(probe.args) > 3 else 1.0)
+    n = len(probe.args[1])
+    a, b = _dual_pair(value, n, name)
+    a1, b1 = _dual_pair(expected, n, f"{name} with learning_rate=1")
+    if not np.allclose(a, np.round(a)):
+        raise AssertionError(f"{DUAL_MISTAKES['alpha_lr']} (learning_rate={lr:g} gave alpha={fmt(a)})")
+    stored = next((k for k, p in enumerate(check.probes) if p is probe), None)
+    if stored is not None:  # a visible probe: its twin (check.options["absolute"]) holds the data
+        data = LESSON.data[check.cell]
+        k = check.options["absolute"]
+        if same((a, b), tuple(data["expected"][k])):
+            return
+        wrong = data["mistaken"][k].get("bias_no_lr")
+        if wrong is not None and same((a, b), tuple(wrong)):
+            raise AssertionError(DUAL_MISTAKES["bias_no_lr"])
+    if b1 != 0 and np.allclose(a, a1) and np.isclose(b, b1):
+        raise AssertionError(DUAL_MISTAKES["bias_no_lr"])
+    if not np.allclose(a, a1):
+        raise AssertionError(f"alpha changed with the learning rate ({fmt(a1)} for 1, {fmt(a)} for {lr:g}): "
+                             "alpha and b start at 0, so the learning rate only rescales every score and the "
+                             "mistakes stay the same; apply it to the kernel sum and to the bias step alike")
+    if not np.isclose(b, lr * b1):
+        raise AssertionError(f"b should be proportional to the learning rate: you returned b={fmt(b1)} for "
+                             f"learning_rate=1 and b={fmt(b)} for {lr:g}")
 
 
-# -------------------------------------------------------------- dual_predict
-def dual_predict_tests(aspect="all"):
-    """Tests of ``dual_predict(K_test_train, alpha, y, b, learning_rate)``: ``"basic"``, ``"details"``."""
-    P, tests = PROBES, []
-    args = (P["predict_alpha"], P["predict_y"])
-    if aspect in ("all", "basic"):
-        calls = [Call("dual_predict", P["predict_K"][:3], *args, P["predict_b"], 1.0),
-                 Call("dual_predict", np.ones((2, 4)), *args, 0.0, 1.0)]
-        tests.append(Test(calls, _judge_predict_basic))
-    if aspect in ("all", "details"):
-        calls = [Call("dual_predict", P["predict_K"], *args, P["predict_b"], 1.0),
-                 Call("dual_predict", *P["predict_lr"])]
-        tests.append(Test(calls, _judge_predict_details))
-    return tests
-
-
-def _judge_predict_basic(answers):
+@comparison("dual_boundary")
+def _boundary(value, expected, name, check, probe, answer):
+    """Only the last point, whose score is exactly 0, is judged here: it must not get 0 or +1."""
     __tracebackhide__ = True
-    P, d, problems = PROBES, _data()["predict"], []
-    got = answers[0].get()
-    arr = np.asarray(got) if not isinstance(got, (str, type(None))) else np.asarray([])
-    right = d["labels"]
-    if arr.shape == (3,) and arr.dtype.kind in "fiu" and not np.isin(arr, (-1, 1)).all() \
-            and same(arr, d["scores"]):
-        problems.append("dual_predict returned the scores; return their labels -1/+1")
-    else:
-        check_labels(got, 3, "dual_predict for K_test_train of shape (3, 3)")
-        if not np.array_equal(arr, right):
-            if np.array_equal(arr, d["no_y"]):
-                problems.append("your prediction ignores the labels y: the score is "
-                                "learning_rate·Σ_j alpha_j y_j K[t, j] + b")
-            elif np.array_equal(arr, d["no_b"]):
-                problems.append("your prediction ignores the bias b: the score is "
-                                "learning_rate·Σ_j alpha_j y_j K[t, j] + b")
-            elif np.array_equal(arr, -right):
-                problems.append("your labels are flipped: a positive score predicts +1")
-            else:
-                problems.append(f"dual_predict(K_test_train={fmt(P['predict_K'][:3])}, "
-                                f"alpha={fmt(P['predict_alpha'])}, y={fmt(P['predict_y'])}, "
-                                f"b={fmt(P['predict_b'])}) gave {fmt(arr)}: "
-                                f"{int((arr != right).sum())} label(s) are wrong")
-    problems.append(problem(expect_raises, answers[1], "ValueError",
-                            "K_test_train has 4 columns but there are 3 training samples (len(alpha))"))
-    fail("dual_predict", problems)
-
-
-def _judge_predict_details(answers):
-    __tracebackhide__ = True
-    d, problems = _data()["predict"], []
-    got = answers[0].get()
-    check_shape(got, (4,), "dual_predict for 4 test points")
-    z = float(np.asarray(got, float)[3])  # the new point whose score is exactly 0
+    check_shape(value, np.shape(expected), name)
+    z = float(np.asarray(value, dtype=float)[-1])
     if z == 0:
-        problems.append("a score of exactly 0 gave 0 (np.sign(0) is 0): a point whose score is not "
-                        "positive is labelled -1")
-    elif z == 1:
-        problems.append("a score of exactly 0 gave +1: only a positive score predicts +1")
-    got = answers[1].get()
-    check_shape(got, (1,), "dual_predict for 1 test point")
-    if not same(got, d["lr_label"]):
-        problems.append("with learning_rate=0.5 your prediction ignores the learning rate: the score is "
-                        "learning_rate·Σ_j alpha_j y_j K[t, j] + b (it multiplies the kernel sum, not b)")
-    fail("dual_predict", problems)
+        raise AssertionError(PREDICT_MISTAKES["np_sign"])
+    if z == 1:
+        raise AssertionError(PREDICT_MISTAKES["zero_plus"])
 
 
-def diagnose_dual_predict(dual_predict, aspect="all"):
-    """Probe ``dual_predict(K_test_train, alpha, y, b, learning_rate) -> labels``.
-
-    Aspects: ``"basic"`` (shape, labels -1/+1, labels y and bias used, a
-    ``ValueError`` when the columns of K do not match alpha) and ``"details"`` (a
-    score of exactly 0 predicts -1; the learning rate multiplies the kernel sum).
-
-    Raises
-    ------
-    AssertionError
-        Listing every problem found.
-    """
+@comparison("dual_w")
+def _w(value, expected, name, check, probe, answer):
+    """w of shape (n_features,): a pair, one entry per point or one entry too many get their own message."""
     __tracebackhide__ = True
-    run(dual_predict_tests(aspect), dual_predict=dual_predict)
-
-
-# ---------------------------------------------------------- primal_from_dual
-def unpack_w(answer, n, d):
-    """The w of an answer of ``primal_from_dual`` for n points with d features, with clear failures."""
-    __tracebackhide__ = True
-    w = answer.get()
-    if isinstance(w, tuple) and len(w) == 2 and np.ndim(w[0]) == 1 and np.ndim(w[1]) == 0:
-        raise AssertionError("primal_from_dual returns w alone (an array of shape (n_features,)); "
-                             "b needs no conversion")
-    shape = np.shape(w) if not isinstance(w, (str, type(None))) else None
+    n, d = np.shape(probe.args[0])[0], np.shape(expected)[0]
+    if isinstance(value, tuple) and len(value) == 2 and np.ndim(value[0]) == 1 and np.ndim(value[1]) == 0:
+        raise AssertionError(PRIMAL_MISTAKES["pair"])
+    shape = np.shape(value) if isinstance(value, (np.ndarray, list, tuple)) else None
     if shape == (n,) and n != d:
-        raise AssertionError(f"the w returned by primal_from_dual has shape ({n},), one entry per training "
-                             f"point: w = Σ_i alpha_i y_i x_i sums over the training points (the rows of X, "
-                             f"axis 0), so it has one entry per feature, shape ({d},)")
+        raise AssertionError(PRIMAL_MISTAKES["wrong_axis"])
     if shape == (d + 1,):
-        raise AssertionError(f"the w returned by primal_from_dual has shape ({d + 1},): w holds one weight "
-                             f"per column of X, shape ({d},); b is not part of it")
-    check_shape(w, (d,), "the w returned by primal_from_dual")
-    try:
-        return np.asarray(w, dtype=float)
-    except (TypeError, ValueError):
-        raise AssertionError("w should be an array of numbers") from None
+        raise AssertionError(PRIMAL_MISTAKES["with_b"])
+    check_close(value, expected, name, rtol=check.rtol, atol=check.atol)
 
 
-def _primal_call(lr, b=None, X=None, y=None, alpha=None):
-    P = PROBES
-    return Call("primal_from_dual", P["primal_X"] if X is None else X,
-                P["primal_alpha"] if alpha is None else alpha, P["primal_y"] if y is None else y,
-                P["primal_b"][lr] if b is None else b, lr)
+# ----------------------------------------------------------------- the exercises
+def _dual(K, y, lr=1.0, **kw):
+    return Probe((K, y, EPOCHS, lr), **kw)
 
 
-def primal_tests(aspect="all"):
-    """Tests of ``primal_from_dual(X, alpha, y, b, learning_rate)``: ``"weights"``, ``"checks"``, ``"quiz"``."""
-    P, tests = PROBES, []
-    if aspect in ("all", "weights"):
-        tests.append(Test([_primal_call(1.0), _primal_call(0.5)], _judge_primal_weights))
-    if aspect in ("all", "checks"):
-        b1 = P["primal_b"][1.0]
-        calls = [_primal_call(1.0, b=b1 + 1.0), _primal_call(1.0, b=-b1), _primal_call(0.5, b=b1),
-                 _primal_call(0.5), _primal_call(1.0, X=P["primal_X"][:3]), _primal_call(1.0, y=P["primal_y"][:3])]
-        tests.append(Test(calls, _judge_primal_checks))
-    if aspect in ("all", "quiz"):
-        Z, y, _ = quiz_probe()
-        q = _data()["quiz"]
-        tests.append(Test([Call("primal_from_dual", Z, q["alpha"], y, q["b"], 1.0)], _judge_primal_quiz))
-    return tests
+_BIAS_LABEL = f"K = X Xᵀ for X={fmt(XB)}, y={fmt(YB)}"
+DUAL = Exercise(
+    "dual_train", "ex1-dual-train", "the dual training", returns=("alpha", "b"), mistakes=DUAL_MISTAKES,
+    checks=[
+        Check("ex1-dual-train-tests-counts", compare="dual_counts", part=0,
+              mistakes=("sign0", "negative", "set"),
+              hidden_label="random data", hint="alpha[i] counts the mistakes on sample i, visiting samples "
+              "0..n-1 in order; the score is learning_rate·Σ_j alpha_j y_j K[j, i] + b", probes=[
+                  _dual(XC @ XC.T, YC, label="a Gram matrix of 6 samples"),
+                  Probe((np.ones((3, 4)), np.array([1, -1, 1]), 5, 1.0), raises="ValueError",
+                        why="K has shape (3, 4), not (n, n) for n = len(y) labels")]),
+        Check("ex1-dual-train-tests-bias", compare="dual_counts", part=(0, 1), hidden_label="hidden data",
+              mistakes=("sign0", "negative", "set", "no_bias", "bias_out"),
+              hint="check the mistake counts and the bias (b += learning_rate·y_i on a mistake, added to every "
+                   "score)", probes=[
+                  _dual(XB @ XB.T, YB, label=_BIAS_LABEL),
+                  _dual(QUIZ[2], QUIZ[1], label="the quiz's Gram matrix (K = Z Zᵀ, Z = quiz_transform(X)[:, :2], "
+                                                "20 points)")]),
+        Check("ex1-dual-train-tests-rate", compare="dual_rate", hidden_label="hidden data",
+              mistakes=("alpha_lr", "bias_no_lr"), options={"absolute": 2}, probes=[
+                  _dual(XB @ XB.T, YB, compare="none", label=_BIAS_LABEL),
+                  _dual(XB @ XB.T, YB, 0.25, like=0, label=f"{_BIAS_LABEL}, learning_rate=0.25"),
+                  _dual(XB @ XB.T, YB, 0.25, compare="none", label=f"{_BIAS_LABEL}, learning_rate=0.25")]),
+    ])
 
+PREDICT = Exercise(
+    "dual_predict", "ex2-dual-predict", "the dual prediction", mistakes=PREDICT_MISTAKES,
+    checks=[
+        Check("ex2-dual-predict-tests", compare="labels", mistakes=("scores", "no_y", "no_b", "flipped"),
+              hidden_label="new points", probes=[
+                  Probe((PK[:3], PA, PY, PB, 1.0), label=f"K_test_train={fmt(PK[:3])}, alpha={fmt(PA)}, "
+                                                         f"y={fmt(PY)}, b={fmt(PB)}"),
+                  Probe((np.ones((2, 4)), PA, PY, 0.0, 1.0), raises="ValueError",
+                        why="K_test_train has 4 columns but there are 3 training samples (len(alpha))")]),
+        Check("ex2-dual-predict-tests-details", compare="labels", mistakes=("np_sign", "zero_plus", "no_lr"),
+              hidden_label="a grid with points on the boundary", hint="the score is learning_rate·Σ_j alpha_j "
+              "y_j K[t, j] + b; a score of exactly 0 gives -1", probes=[
+                  Probe((PK, PA, PY, PB, 1.0), compare="dual_boundary",
+                        label="4 test points, the last with a score of exactly 0"),
+                  Probe(PLR, mistake="no_lr", label="a test point with learning_rate=0.5")]),
+    ])
 
-def _primal_problem(w, d, key, where):
-    """Name the mistake of a wrong w (``d``: the probe's data, ``key``: which learning rate)."""
-    if same(w, d["no_y"][key]):
-        return (f"{where}, which ignores the labels y: w = learning_rate·Σ_i alpha_i y_i x_i (a mistake on a "
-                "point labelled -1 moves w away from it)")
-    if same(w, -d["w"][key]):
-        return f"{where}: the sign is wrong (w = learning_rate·Σ_i alpha_i y_i x_i)"
-    if key == "half" and same(w, d["no_lr"][key]):
-        return f"{where}: the learning rate is not applied (w = learning_rate·Σ_i alpha_i y_i x_i)"
-    if key == "half" and same(w, d["lr_twice"][key]):
-        return f"{where}: the learning rate is applied twice (w = learning_rate·Σ_i alpha_i y_i x_i)"
-    return f"{where}, not learning_rate·Σ_i alpha_i y_i x_i"
+_WEIGHTS = ("pair", "wrong_axis", "with_b", "no_y", "negated")
+PRIMAL = Exercise(
+    "primal_from_dual", "ex3-primal-from-dual", "the primal weights from the dual counts",
+    mistakes=PRIMAL_MISTAKES,
+    checks=[
+        Check("ex3-primal-from-dual-tests", compare="dual_w", mistakes=(*_WEIGHTS, "no_lr", "lr_twice"),
+              hidden_label="random counts", hint=_W, probes=[
+                  Probe((WX, WA, WY, 3.0, 1.0), label=f"X={fmt(WX)}, alpha={fmt(WA)}, y={fmt(WY)}, b=3, "
+                                                      "learning_rate=1"),
+                  Probe((WX, WA, WY, 1.5, 0.5), label=f"X={fmt(WX)}, alpha={fmt(WA)}, y={fmt(WY)}, b=1.5, "
+                                                      "learning_rate=0.5")]),
+        Check("ex3-primal-from-dual-tests-checks", compare="none", mistakes=("check_lr",),
+              hidden_label="the counts of real runs", probes=[
+                  Probe((WX, WA, WY, 4.0, 1.0), raises="ValueError",
+                        why="b is not learning_rate·Σ_i alpha_i y_i (here Σ_i alpha_i y_i = 3): b + 1 for "
+                            "learning_rate=1"),
+                  Probe((WX, WA, WY, -3.0, 1.0), raises="ValueError",
+                        why="b is not learning_rate·Σ_i alpha_i y_i (here Σ_i alpha_i y_i = 3): its sign is wrong"),
+                  Probe((WX, WA, WY, 3.0, 0.5), raises="ValueError",
+                        why="b is not learning_rate·Σ_i alpha_i y_i (here Σ_i alpha_i y_i = 3): b fits "
+                            "learning_rate=1, but learning_rate=0.5"),
+                  Probe((WX, WA, WY, 1.5, 0.5), label="a consistent b with learning_rate=0.5"),
+                  Probe((WX[:3], WA, WY, 3.0, 1.0), raises="ValueError", why="X has 3 rows but alpha has 4 entries"),
+                  Probe((WX, WA, WY[:3], 3.0, 1.0), raises="ValueError",
+                        why="y has 3 labels but alpha has 4 entries")]),
+        Check("ex3-primal-from-dual-tests-quiz", compare="dual_w", mistakes=_WEIGHTS, hint=_W,
+              hidden_label="the quiz's points and random data", probes=[
+                  Probe((QUIZ[0], QUIZ_ALPHA, QUIZ[1], QUIZ_B, 1.0),
+                        label=f"the quiz (Z = quiz_transform(X)[:, :2], its counts alpha and b = {QUIZ_B:g})")]),
+    ])
 
-
-def _judge_primal_weights(answers):
-    __tracebackhide__ = True
-    P, d = PROBES, _data()["primal"]
-    n, nf = P["primal_X"].shape
-    for a, key, lr in zip(answers, ("one", "half"), (1.0, 0.5), strict=True):
-        w = unpack_w(a, n, nf)
-        if same(w, d["w"][key]):
-            continue
-        where = (f"primal_from_dual(X={fmt(P['primal_X'])}, alpha={fmt(P['primal_alpha'])}, "
-                 f"y={fmt(P['primal_y'])}, b={fmt(P['primal_b'][lr])}, learning_rate={lr:g}) returned "
-                 f"w={fmt(w)}")
-        fail("primal_from_dual", [_primal_problem(w, d, key, where)])
-
-
-def _judge_primal_checks(answers):
-    __tracebackhide__ = True
-    P, problems = PROBES, []
-    total = f"learning_rate·Σ_i alpha_i y_i (here Σ_i alpha_i y_i = {fmt(P['primal_b'][1.0])})"
-    for a, why in zip(answers[:3], (f"b is not {total}: b + 1 for learning_rate=1",
-                                    f"b is not {total}: its sign is wrong",
-                                    f"b is not {total}: b fits learning_rate=1, but learning_rate=0.5"),
-                      strict=True):
-        try:
-            expect_raises(a, "ValueError", why)
-        except AssertionError as exc:
-            problems.append(str(exc))
-            break
-    consistent = answers[3]
-    if consistent.error == "ValueError":
-        problems.append(f"primal_from_dual raised ValueError ({consistent.message}) for a consistent b with "
-                        f"learning_rate=0.5 (b = 0.5·Σ_i alpha_i y_i): the learning rate scales b too, "
-                        "b = learning_rate·Σ_i alpha_i y_i; compare up to rounding (np.isclose)")
-    else:
-        consistent.get()  # any other error is reported as it is (w itself is the other aspects' business)
-    for a, why in zip(answers[4:], ("X has 3 rows but alpha has 4 entries", "y has 3 labels but alpha has 4 entries"),
-                      strict=True):
-        problems.append(problem(expect_raises, a, "ValueError", why))
-    fail("primal_from_dual", problems)
-
-
-def _judge_primal_quiz(answers):
-    __tracebackhide__ = True
-    q = _data()["quiz"]
-    w = unpack_w(answers[0], len(q["alpha"]), 2)
-    if not same(w, q["w"]["one"]):
-        where = (f"on the quiz (Z = quiz_transform(X)[:, :2], its counts alpha and b = {fmt(q['b'])}) your w "
-                 f"is {fmt(w)}")
-        fail("primal_from_dual", [_primal_problem(w, q, "one", where)])
-
-
-def diagnose_primal_from_dual(primal_from_dual, aspect="all"):
-    """Probe ``primal_from_dual(X, alpha, y, b, learning_rate) -> w`` and name the mistake.
-
-    Aspects: ``"weights"`` (w = learning_rate·Σ_i alpha_i y_i x_i, shape (n_features,),
-    for two learning rates), ``"checks"`` (a ``ValueError`` when b is not
-    learning_rate·Σ_i alpha_i y_i or when X or y does not match alpha; none for a
-    consistent b) and ``"quiz"`` (the quiz's counts give the quiz's weights).
-
-    Raises
-    ------
-    AssertionError
-        Listing the problem found, e.g. "ignores the labels y".
-    """
-    __tracebackhide__ = True
-    run(primal_tests(aspect), primal_from_dual=primal_from_dual)
+LESSON = Lesson("lesson03", [DUAL, PREDICT, PRIMAL])
+test = LESSON.test

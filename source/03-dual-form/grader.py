@@ -1,29 +1,24 @@
-"""Grader of assignment 03 (the dual form): hidden tests and references.
+"""Grader of assignment 03 (the dual form): references and hidden probes.
 
-Grader-only: never released, never visible to the student's code (the sandbox does
-not mount the course folder). ``cells()`` says, for each autograded test cell, which
-tests decide its points: the visible tests of ``kpcourse.checks.lesson03`` (replayed
-on the student's answers) and hidden tests built here. ``visible_data()`` computes the
-data the visible checks hold (expected outputs of their probes and the outputs of
-common mistakes); ``python -m kpcourse.grading checks-data 03-dual-form`` writes it to
-``kpcourse/checks/data/lesson03.json`` and a unit test keeps the two equal.
+Grader-only: never released, never visible to the student's code. The exercises are
+declared in ``kpcourse.checks.lesson03`` (probes, comparisons, named mistakes); here
+are the references (with each named mistake as an option) and the hidden probes,
+drawn from the run's seed. ``python -m kpcourse.grading checks-data 03-dual-form``
+writes the visible data from ``visible_data()``; a unit test keeps the two equal.
 
-The references are the package's primal perceptron (``Perceptron.alpha_`` holds the
-dual counts of a run, ``coef_`` its w) and the dual loop :func:`dual` below, with the
-common mistakes the visible checks name as variants; a unit test checks that
-:func:`dual` trains exactly like ``KernelPerceptron`` (which this file does not
-import: it would load torch in the grader for every submission).
+The reference is the dual loop :func:`dual` below; unit tests check that it trains
+exactly like ``KernelPerceptron`` and that its counts are ``Perceptron.alpha_`` (this
+file imports neither: the kernel perceptron would load torch in the grader).
 """
 
 import numpy as np
 
 from kpcourse.checks import lesson03 as visible
-from kpcourse.checks._core import Call, Test, check_close, check_labels, expect_raises, same
+from kpcourse.checks.exercise import Probe
 from kpcourse.datasets import circles, worked_example
-from kpcourse.grading.spec import Cell
+from kpcourse.grading import declared
 from kpcourse.grading.testdata import random_separable
 from kpcourse.kernels import rbf
-from kpcourse.perceptron import Perceptron
 
 FORBIDDEN = ("kpcourse", "sklearn", "scipy")
 
@@ -31,9 +26,9 @@ FORBIDDEN = ("kpcourse", "sklearn", "scipy")
 #: rate 1, w = 0, file order): the weights of the two rescaled features, then the weight
 #: of the constant-1 column, which is the bias of a perceptron that has one.
 QUIZ_W = np.array([-1.26035052, -1.21318978])
-QUIZ_B = 2.0
-#: The dual counts of that run (checked against the primal run in visible_data).
-QUIZ_ALPHA = np.array([1, 1, 0, 0, 1, 0, 0, 0, 2, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0])
+QUIZ_B = visible.QUIZ_B
+#: The dual counts of that run (a unit test checks them against the primal run).
+QUIZ_ALPHA = visible.QUIZ_ALPHA
 
 
 # ----------------------------------------------------------------- references
@@ -55,270 +50,180 @@ def dual(K, y, max_epochs, lr, *, zero_is_mistake=True, bias=True, bias_lr=True,
     return alpha, b
 
 
-def _differs(right, *mistakes):
-    for m in mistakes:
-        assert not same(right, m), "a common mistake gives the right answer on a probe: change the probe"
+_DUAL_OPTIONS = {"sign0": {"zero_is_mistake": False}, "set": {"step": "set"}, "no_bias": {"bias": False},
+                 "bias_out": {"bias_in_score": False}, "bias_no_lr": {"bias_lr": False}}
+
+
+def dual_train(K, y, max_epochs=10, learning_rate=1.0, mistake=None):
+    K, y = np.asarray(K, dtype=float), np.asarray(y)
+    if K.shape != (len(y), len(y)):
+        raise ValueError("K must be (n, n) for n = len(y)")
+    alpha, b = dual(K, y, max_epochs, learning_rate, **_DUAL_OPTIONS.get(mistake, {}))
+    if mistake == "negative":  # alpha += y_i
+        alpha = alpha * y
+    elif mistake == "alpha_lr":  # alpha += learning_rate
+        alpha = alpha * learning_rate
+    return alpha, float(b)
+
+
+def dual_predict(K_test_train, alpha, y, b, learning_rate=1.0, mistake=None):
+    K, alpha, y = np.asarray(K_test_train, dtype=float), np.asarray(alpha, dtype=float), np.asarray(y)
+    if K.ndim != 2 or K.shape[1] != len(alpha):
+        raise ValueError("K_test_train needs one column per training sample")
+    lr = 1.0 if mistake == "no_lr" else learning_rate
+    s = lr * (K @ (alpha * (1 if mistake == "no_y" else y))) + (0.0 if mistake == "no_b" else b)
+    if mistake == "scores":
+        return s
+    if mistake == "np_sign":
+        return np.sign(s)
+    labels = np.where(s >= 0 if mistake == "zero_plus" else s > 0, 1, -1)
+    return -labels if mistake == "flipped" else labels
+
+
+def primal_from_dual(X, alpha, y, b, learning_rate=1.0, mistake=None):
+    X, alpha, y = np.asarray(X, dtype=float), np.asarray(alpha, dtype=float), np.asarray(y)
+    if len(X) != len(alpha) or len(y) != len(alpha):
+        raise ValueError("X, y and alpha must have one entry per training point")
+    if not np.isclose(b, (1.0 if mistake == "check_lr" else learning_rate) * np.sum(alpha * y)):
+        raise ValueError("b is not learning_rate * sum_i alpha_i y_i")
+    c = {"no_lr": 1.0, "lr_twice": learning_rate ** 2, "negated": -learning_rate}.get(mistake, learning_rate) \
+        * alpha * (1 if mistake == "no_y" else y)
+    if mistake == "wrong_axis":
+        return np.sum(c[:, None] * X, axis=1)
+    w = c @ X
+    return {"with_b": lambda: np.append(w, b), "pair": lambda: (w, b)}.get(mistake, lambda: w)()
+
+
+REFERENCES = {"dual_train": dual_train, "dual_predict": dual_predict, "primal_from_dual": primal_from_dual}
+
+
+# --------------------------------------------------------------- hidden probes
+def rbf_problem(random_state=5):
+    """Rings and their RBF Gram matrix (sigma 0.5): the dual form beyond the linear kernel."""
+    X, y = circles(40, noise=0.05, random_state=random_state)
+    return rbf(X, sigma=0.5), y
+
+
+def _run(K, y, lr=1.0):
+    """The counts and bias of a real run (``Perceptron.alpha_``, ``intercept_``)."""
+    alpha, b = dual(K, y, 100, lr)
+    return alpha.astype(np.int64), b
+
+
+def _counts(rng):
+    probes = []
+    for _ in range(3):  # far from the origin, separable through it: the bias never decides a mistake
+        X, y = random_separable(40, 2, margin=0.05, offset=False, scale=100.0, random_state=rng)
+        probes.append(Probe((X @ X.T, y), {"max_epochs": 100}))
+    return probes
+
+
+def _bias(rng):
+    probes = []
+    for _ in range(2):
+        X, y = random_separable(30, 2, random_state=rng)
+        probes.append(Probe((X @ X.T, y), {"max_epochs": 100}))
+    K, y = rbf_problem(int(rng.integers(2**31)))
+    _, yq, Kq = visible.QUIZ
+    # the RBF rings; the perceptron quiz: the whole run, and the run stopped after its first epoch
+    return [*probes, Probe((K, y), {"max_epochs": 20}), Probe((Kq, yq), {"max_epochs": 100}),
+            Probe((Kq, yq), {"max_epochs": 1})]
+
+
+def _rate(rng):
+    problems = []
+    for _ in range(2):
+        X, y = random_separable(30, 3, random_state=rng)
+        problems.append((X @ X.T, y))
+    problems.append((visible.QUIZ[2], visible.QUIZ[1]))  # the quiz's Gram matrix and labels
+    probes = []
+    for K, y in problems:
+        base = len(probes)
+        probes += [Probe((K, y), {"max_epochs": 100, "learning_rate": 1.0}, compare="none"),
+                   *(Probe((K, y), {"max_epochs": 100, "learning_rate": lr}, like=base) for lr in (0.5, 2.0))]
+    return probes
+
+
+def _new_points(rng):
+    probes = []
+    for _ in range(3):
+        X, y = random_separable(30, 3, random_state=rng)
+        alpha, b = _run(X @ X.T, y)
+        probes.append(Probe((rng.uniform(-1, 1, size=(40, 3)) @ X.T, alpha, y, b)))
+    Z, yq, Kq = visible.QUIZ
+    alpha, b = _run(Kq, yq)
+    grid = rng.uniform(-0.5, 2.0, size=(60, 2))  # around the rescaled quiz points
+    return [*probes, Probe((grid @ Z.T, alpha, yq, b))]
+
+
+def _rates(rng):
+    X4, y4 = worked_example()
+    grid = np.array([[i, j] for i in range(-4, 6) for j in range(-4, 6)], dtype=float)
+    probes = []
+    for lr in (0.25, 2.0):
+        alpha, b = _run(X4 @ X4.T, y4, lr)
+        K = grid @ X4.T
+        assert np.sum(lr * (K @ (alpha * y4)) + b == 0) >= 2  # points on the boundary
+        probes.append(Probe((K, alpha, y4, b), {"learning_rate": lr}))
+    Z, yq, Kq = visible.QUIZ
+    alpha, b = _run(Kq, yq, 0.5)
+    grid_q = rng.uniform(-0.5, 2.0, size=(60, 2))
+    return [*probes, Probe((grid_q @ Z.T, alpha, yq, b), {"learning_rate": 0.5})]
+
+
+def _random_counts(rng):
+    probes = []
+    for n, d, lr in ((9, 3, 1.0), (5, 7, 0.3), (12, 2, 2.5)):
+        X, y, alpha = rng.normal(size=(n, d)), rng.choice(np.array([-1, 1]), size=n), rng.integers(0, 4, size=n)
+        probes.append(Probe((X, alpha, y, lr * float(alpha @ y)), {"learning_rate": lr}))
+    return probes
+
+
+def _checks(rng):
+    probes = []
+    for lr in (0.1, 0.7, 3.0):
+        X, y = random_separable(25, 3, random_state=rng)
+        alpha, b = _run(X @ X.T, y, lr)
+        while lr == 0.1 and b == np.sum(lr * alpha * y):  # b of the run differs from the sum by rounding
+            X, y = random_separable(25, 3, random_state=rng)
+            alpha, b = _run(X @ X.T, y, lr)
+        extra = alpha.copy()
+        extra[0] += 1  # one count more than the run made: b no longer matches
+        kw = {"learning_rate": lr}
+        probes += [Probe((X, alpha, y, b), kw),
+                   Probe((X, alpha, y, b + lr), kw, raises="ValueError",
+                         why="b is one bias step away from learning_rate·Σ_i alpha_i y_i"),
+                   Probe((X, extra, y, b), kw, raises="ValueError",
+                         why="alpha has one count more than the run that gave b"),
+                   Probe((X[:-1], alpha, y, b), kw, raises="ValueError",
+                         why="X has one row fewer than alpha has entries")]
+    return probes
+
+
+def _primal_runs(rng):
+    Z, yq, Kq = visible.QUIZ
+    probes = []
+    for lr in (0.5, 2.0):
+        alpha, b = _run(Kq, yq, lr)
+        probes.append(Probe((Z, alpha, yq, b), {"learning_rate": lr}))
+    for _ in range(2):
+        X, y = random_separable(30, 4, random_state=rng)
+        alpha, b = _run(X @ X.T, y)
+        probes.append(Probe((X, alpha, y, b), {"learning_rate": 1.0}))
+    return probes
+
+
+HIDDEN = {"ex1-dual-train-tests-counts": _counts, "ex1-dual-train-tests-bias": _bias,
+          "ex1-dual-train-tests-rate": _rate, "ex2-dual-predict-tests": _new_points,
+          "ex2-dual-predict-tests-details": _rates, "ex3-primal-from-dual-tests": _random_counts,
+          "ex3-primal-from-dual-tests-checks": _checks, "ex3-primal-from-dual-tests-quiz": _primal_runs}
 
 
 def visible_data():
     """Expected outputs and common-mistake outputs of the visible probes."""
-    P, E = visible.PROBES, visible.PROBES["max_epochs"]
-
-    def probe(K, y, bias_decides=True):
-        alpha, b = dual(K, y, E, 1.0)
-        out_alpha, out_b = dual(K, y, E, 1.0, bias_in_score=False)
-        out = {"alpha": alpha.astype(np.int64), "b": float(b), "set": dual(K, y, E, 1.0, step="set")[0],
-               "no_bias": dual(K, y, E, 1.0, bias=False)[0], "bias_out": np.array([*out_alpha, out_b])}
-        _differs(alpha, out["set"])
-        if bias_decides:
-            _differs(alpha, out["no_bias"])
-            _differs(np.array([*alpha, b]), out["bias_out"])
-        return out
-
-    counts = probe(P["counts_K"], P["counts_y"], bias_decides=False)
-    counts = {"alpha": counts["alpha"], "set": counts["set"]}
-    bias = probe(P["bias_K"], P["bias_y"])
-    Z, yq, Kq = visible.quiz_probe()
-    quiz = probe(Kq, yq)
-    primal = Perceptron(learning_rate=1.0, max_epochs=100).fit(Z, yq)
-    assert np.array_equal(quiz["alpha"], QUIZ_ALPHA) and quiz["b"] == QUIZ_B
-    assert np.array_equal(primal.alpha_, QUIZ_ALPHA) and np.allclose(primal.coef_, QUIZ_W, rtol=0, atol=1e-8)
-    s = (quiz["alpha"] * yq) @ Z
-    quiz.update(w={"one": s}, no_y={"one": quiz["alpha"] @ Z})
-    _differs(s, quiz["no_y"]["one"], -s)
-
-    va, vb = dual(P["bias_K"], P["bias_y"], E, 0.25, bias_lr=False)
-    rate = {"alpha": bias["alpha"], "b": bias["b"], "bias_step_no_lr": np.array([*va, vb])}
-
-    K, a, y, b = P["predict_K"], P["predict_alpha"], P["predict_y"], P["predict_b"]
-    scores = K[:3] @ (a * y) + b
-    predict = {"scores": scores, "labels": np.where(scores > 0, 1, -1),
-               "no_y": np.where(K[:3] @ a + b > 0, 1, -1), "no_b": np.where(K[:3] @ (a * y) > 0, 1, -1)}
-    _differs(predict["labels"], predict["no_y"], predict["no_b"])
-    assert K[3] @ (a * y) + b == 0  # the probe with a score of exactly 0
-    Kl, al, yl, bl, lr = P["predict_lr"]
-    predict["lr_label"] = np.where(lr * Kl @ (al * yl) + bl > 0, 1, -1)
-    _differs(predict["lr_label"], np.where(Kl @ (al * yl) + bl > 0, 1, -1))
-
-    X, a, y = P["primal_X"], P["primal_alpha"], P["primal_y"]
-    assert all(P["primal_b"][r] == r * float(a @ y) for r in (1.0, 0.5))
-    s = (a * y) @ X
-    primal = {"w": {"one": s, "half": 0.5 * s}, "no_y": {"one": a @ X, "half": 0.5 * (a @ X)},
-              "no_lr": {"half": s}, "lr_twice": {"half": 0.25 * s}}
-    _differs(s, primal["no_y"]["one"], -s)
-    _differs(0.5 * s, primal["no_y"]["half"], primal["no_lr"]["half"], primal["lr_twice"]["half"], -0.5 * s)
-    return {"counts": counts, "bias": bias, "quiz": quiz, "rate": rate, "predict": predict, "primal": primal}
+    return declared.visible_data(visible.LESSON, REFERENCES)
 
 
-# ------------------------------------------------------------- hidden tests
-def _quiz():
-    Z, yq, Kq = visible.quiz_probe()
-    return Z, yq, Kq
-
-
-def rbf_problem():
-    """Rings and their RBF Gram matrix (sigma 0.5): the dual form beyond the linear kernel."""
-    X, y = circles(40, noise=0.05, random_state=5)
-    return rbf(X, sigma=0.5), y
-
-
-def _dual_counts():
-    calls, expected = [], []
-    for seed in (68, 73, 98):
-        # points far from the origin, separable through it: the bias never decides a mistake
-        X, y = random_separable(40, 2, margin=0.05, offset=False, scale=100.0, random_state=seed)
-        calls.append(Call("dual_train", X @ X.T, y, max_epochs=100))
-        expected.append(Perceptron(learning_rate=1.0, max_epochs=100).fit(X, y).alpha_)  # the dual counts
-
-    def judge(answers):
-        for a, ref in zip(answers, expected, strict=True):
-            alpha, _ = visible.unpack_dual(a, len(ref))
-            check_close(alpha, ref, "alpha on random data", hint="alpha[i] counts the mistakes on sample i")
-    return Test(calls, judge)
-
-
-def _dual_bias():
-    calls, expected = [], []
-    for seed in (72, 73):
-        X, y = random_separable(30, 2, random_state=seed)
-        primal = Perceptron(learning_rate=1.0, max_epochs=100).fit(X, y)  # alpha_, intercept_: the dual run
-        calls.append(Call("dual_train", X @ X.T, y, max_epochs=100))
-        expected.append(("random data", primal.alpha_, primal.intercept_, X, y, primal))
-    K, y = rbf_problem()
-    alpha, b = dual(K, y, 20, 1.0)  # = KernelPerceptron(kernel="precomputed", shuffle=False) (a unit test)
-    calls.append(Call("dual_train", K, y, max_epochs=20))
-    expected.append(("an RBF Gram matrix", alpha, b, None, y, None))
-    # the perceptron quiz: the whole run, and the run stopped after its first epoch
-    Z, yq, Kq = _quiz()
-    for E in (100, 1):
-        primal = Perceptron(learning_rate=1.0, max_epochs=E).fit(Z, yq)
-        calls.append(Call("dual_train", Kq, yq, max_epochs=E))
-        expected.append((f"the quiz's points (max_epochs={E})", primal.alpha_, primal.intercept_, Z, yq, primal))
-    assert np.allclose(expected[-2][5].coef_, QUIZ_W, rtol=0, atol=1e-8) and expected[-2][5].intercept_ == QUIZ_B
-    assert not np.array_equal(expected[-1][1], QUIZ_ALPHA)  # the first epoch is not the whole run
-
-    def judge(answers):
-        for a, (name, ref_alpha, ref_b, X, y, primal) in zip(answers, expected, strict=True):
-            alpha, b = visible.unpack_dual(a, len(ref_alpha))
-            check_close(alpha, ref_alpha, f"alpha on {name}", hint="alpha[i] counts the mistakes on sample i")
-            check_close(b, ref_b, f"b on {name}", hint="b += learning_rate·y_i on each mistake")
-            if primal is not None:
-                check_close((alpha * y) @ X, primal.coef_, f"the primal weights Σ_i alpha_i y_i x_i on {name}")
-                check_close(b, primal.intercept_, f"b compared with the primal perceptron on {name}")
-    return Test(calls, judge)
-
-
-def _dual_rate():
-    problems = []
-    for seed in (81, 82):
-        X, y = random_separable(30, 3, random_state=seed)
-        problems.append(("random data", X @ X.T, y))
-    _, yq, Kq = _quiz()
-    problems.append(("the quiz's points", Kq, yq))
-    rates = (1.0, 0.5, 2.0)
-    calls = [Call("dual_train", K, y, max_epochs=100, learning_rate=lr) for _, K, y in problems for lr in rates]
-
-    def judge(answers):
-        for k, (name, _, y) in enumerate(problems):
-            runs = [visible.unpack_dual(a, len(y)) for a in answers[3 * k:3 * k + 3]]
-            alpha1, b1 = runs[0]
-            for lr, (alpha, b) in zip(rates[1:], runs[1:], strict=True):
-                check_close(alpha, alpha1, f"alpha on {name} with learning_rate={lr} (compared with 1)",
-                            hint="alpha counts mistakes: +1 per mistake, whatever the learning rate")
-                check_close(b, lr * b1, f"b on {name} with learning_rate={lr} (compared with 1)",
-                            hint="b grows by learning_rate * y_i at each mistake")
-    return Test(calls, judge)
-
-
-def _predict_new_points():
-    calls, expected = [], []
-    for seed in (91, 92, 93):
-        X, y = random_separable(30, 3, random_state=seed)
-        primal = Perceptron(learning_rate=1.0, max_epochs=100).fit(X, y)  # alpha_: the dual counts
-        X_new = np.random.default_rng(seed).uniform(-1, 1, size=(40, 3))
-        calls.append(Call("dual_predict", X_new @ X.T, primal.alpha_, y, primal.intercept_))
-        expected.append(primal.predict(X_new))
-    Z, yq, _ = _quiz()
-    primal = Perceptron(learning_rate=1.0).fit(Z, yq)
-    grid = np.random.default_rng(94).uniform(-0.5, 2.0, size=(60, 2))  # around the rescaled quiz points
-    calls.append(Call("dual_predict", grid @ Z.T, primal.alpha_, yq, primal.intercept_))
-    expected.append(primal.predict(grid))
-
-    def judge(answers):
-        for a, e in zip(answers, expected, strict=True):
-            labels = a.get()
-            check_labels(labels, len(e), "dual_predict on new points")
-            check_close(labels, e, "dual_predict on new points")
-    return Test(calls, judge)
-
-
-def _predict_rates():
-    X4, y4 = worked_example()
-    grid = np.array([[i, j] for i in range(-4, 6) for j in range(-4, 6)], dtype=float)
-    cases = []
-    for lr in (0.25, 2.0):
-        clf = Perceptron(learning_rate=lr).fit(X4, y4)
-        assert np.sum(grid @ clf.coef_ + clf.intercept_ == 0) >= 2  # points on the boundary
-        cases.append((grid @ X4.T, clf, grid, y4, lr))
-    Z, yq, _ = _quiz()
-    clf = Perceptron(learning_rate=0.5).fit(Z, yq)
-    grid_q = np.random.default_rng(95).uniform(-0.5, 2.0, size=(60, 2))
-    cases.append((grid_q @ Z.T, clf, grid_q, yq, 0.5))
-    calls = [Call("dual_predict", K, clf.alpha_, y, clf.intercept_, learning_rate=lr) for K, clf, _, y, lr in cases]
-    expected = [(clf.predict(g), lr) for _, clf, g, _, lr in cases]
-
-    def judge(answers):
-        for a, (e, lr) in zip(answers, expected, strict=True):
-            check_close(a.get(), e, f"dual_predict with learning_rate={lr} on a grid",
-                        hint="the score is learning_rate * sum_j alpha_j y_j K[t, j] + b; "
-                             "a score of exactly 0 gives -1")
-    return Test(calls, judge)
-
-
-def _primal_random():
-    rng = np.random.default_rng(301)
-    calls, expected = [], []
-    for n, d, lr in ((9, 3, 1.0), (5, 7, 0.3), (12, 2, 2.5)):
-        X = rng.normal(size=(n, d))
-        y = rng.choice(np.array([-1, 1]), size=n)
-        alpha = rng.integers(0, 4, size=n)
-        calls.append(Call("primal_from_dual", X, alpha, y, lr * float(alpha @ y), learning_rate=lr))
-        expected.append((lr * ((alpha * y) @ X), n, d))
-
-    def judge(answers):
-        for a, (w_ref, n, d) in zip(answers, expected, strict=True):
-            w = visible.unpack_w(a, n, d)
-            check_close(w, w_ref, "w on random counts", hint="w = learning_rate·Σ_i alpha_i y_i x_i")
-    return Test(calls, judge)
-
-
-def _primal_checks():
-    calls, kinds = [], []
-    for seed, lr in ((111, 0.1), (112, 0.7), (113, 3.0)):
-        X, y = random_separable(25, 3, random_state=seed)
-        p = Perceptron(learning_rate=lr).fit(X, y)
-        extra = p.alpha_.copy()
-        extra[0] += 1  # one count more than the run made: b no longer matches
-        calls += [Call("primal_from_dual", X, p.alpha_, y, p.intercept_, learning_rate=lr),
-                  Call("primal_from_dual", X, p.alpha_, y, p.intercept_ + lr, learning_rate=lr),
-                  Call("primal_from_dual", X, extra, y, p.intercept_, learning_rate=lr),
-                  Call("primal_from_dual", X[:-1], p.alpha_, y, p.intercept_, learning_rate=lr)]
-        kinds += [("ok", lr), ("raise", "b is one bias step away from learning_rate·Σ_i alpha_i y_i"),
-                  ("raise", "alpha has one count more than the run that gave b"),
-                  ("raise", "X has one row fewer than alpha has entries")]
-
-    def judge(answers):
-        for a, (kind, detail) in zip(answers, kinds, strict=True):
-            if kind == "ok":
-                if a.error == "ValueError":
-                    raise AssertionError(
-                        f"primal_from_dual raised ValueError for the counts and b of a real run with "
-                        f"learning_rate={detail:g}: b = learning_rate·Σ_i alpha_i y_i holds there up to "
-                        "rounding; compare with np.isclose")
-                a.get()
-            else:
-                expect_raises(a, "ValueError", detail)
-    return Test(calls, judge)
-
-
-def _primal_equals_primal_run():
-    Z, yq, _ = _quiz()
-    cases = []
-    for lr in (0.5, 2.0):
-        p = Perceptron(learning_rate=lr).fit(Z, yq)
-        assert np.allclose(p.coef_, lr * QUIZ_W, rtol=0, atol=1e-8) and np.isclose(p.intercept_, lr * QUIZ_B)
-        cases.append((Z, yq, p, lr, f"on the quiz's points with learning_rate={lr}"))
-    for seed in (121, 122):
-        X, y = random_separable(30, 4, random_state=seed)
-        cases.append((X, y, Perceptron(learning_rate=1.0).fit(X, y), 1.0, "on random data"))
-    calls = [Call("primal_from_dual", X, p.alpha_, y, p.intercept_, learning_rate=lr) for X, y, p, lr, _ in cases]
-
-    def judge(answers):
-        for a, (X, _, p, _, name) in zip(answers, cases, strict=True):
-            w = visible.unpack_w(a, *X.shape)
-            check_close(w, p.coef_, f"w {name} (compared with the primal perceptron's w)", rtol=1e-9,
-                        hint="w = learning_rate·Σ_i alpha_i y_i x_i")
-    return Test(calls, judge)
-
-
-def cells():
-    """The tests that decide each autograded cell of assignment 03."""
-    dual_what, predict_what = "the dual training", "the dual prediction"
-    primal_what = "the primal weights from the dual counts"
-    return {
-        "ex1-dual-train-tests-counts": Cell("ex1-dual-train", dual_what,
-                                            [*visible.dual_tests("counts"), _dual_counts()]),
-        "ex1-dual-train-tests-bias": Cell("ex1-dual-train", dual_what, [*visible.dual_tests("bias"), _dual_bias()]),
-        "ex1-dual-train-tests-rate": Cell("ex1-dual-train", dual_what,
-                                          [*visible.dual_tests("learning_rate"), _dual_rate()]),
-        "ex2-dual-predict-tests": Cell("ex2-dual-predict", predict_what,
-                                       [*visible.dual_predict_tests("basic"), _predict_new_points()]),
-        "ex2-dual-predict-tests-details": Cell("ex2-dual-predict", predict_what,
-                                               [*visible.dual_predict_tests("details"), _predict_rates()]),
-        "ex3-primal-from-dual-tests": Cell("ex3-primal-from-dual", primal_what,
-                                           [*visible.primal_tests("weights"), _primal_random()]),
-        "ex3-primal-from-dual-tests-checks": Cell("ex3-primal-from-dual", primal_what,
-                                                  [*visible.primal_tests("checks"), _primal_checks()]),
-        "ex3-primal-from-dual-tests-quiz": Cell("ex3-primal-from-dual", primal_what,
-                                                [*visible.primal_tests("quiz"), _primal_equals_primal_run()]),
-    }
+def cells(seed=None):
+    """The tests that decide each autograded cell of assignment 03 (hidden probes from ``seed``)."""
+    return declared.cells(visible.LESSON, REFERENCES, HIDDEN, seed=seed)
