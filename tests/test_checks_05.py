@@ -1,4 +1,4 @@
-"""Lesson 05's checks: every diagnosis passes the model solution and names each common mistake.
+"""Lesson 05's checks: every check passes the model solution and names each common mistake.
 
 The right functions are the model solutions of assignment 05 (executed from the source
 notebook's solution cells); each wrong one makes a single common mistake. Messages must name
@@ -49,6 +49,11 @@ def _solutions():
 
 
 SOLUTION = _solutions()
+
+
+def _cells(function):
+    """The test cells of one exercise."""
+    return [gid for gid, (ex, _) in checks.LESSON.cells.items() if ex.function == function]
 
 
 # --------------------------------------------------------------------------- #
@@ -131,8 +136,7 @@ def test_hidden_tests_catch_what_the_visible_probes_miss():
         K = SOLUTION["rbf_gram"](X, Z, sigma)
         return K if K.shape in ((4, 3), (4, 4)) else K * 0.5
 
-    run_visible = checks.rbf_gram_tests("values")
-    _core.run(run_visible, rbf_gram=probe_only)
+    checks.test("ex1-rbf-gram-tests-values", probe_only)
     msg = _message(Cell.judge_here, CELLS["ex1-rbf-gram-tests-values"], _with(rbf_gram=probe_only))
     assert "rbf_gram on new data" in msg
 
@@ -149,9 +153,10 @@ def test_hidden_messages_hide_the_expected_values():
         score, label = SOLUTION["rbf_predict"](X, y, alpha, query, sigma)
         return (score if np.shape(X) in ((5, 3), (2, 2)) else 0.5 * score), label
 
-    _core.run(checks.rbf_predict_tests("all"), rbf_predict=probe_only)
+    for gid in ("ex2-rbf-predict-tests-score", "ex2-rbf-predict-tests-label"):
+        checks.test(gid, probe_only)
     msg = _message(Cell.judge_here, CELLS["ex2-rbf-predict-tests-score"], _with(rbf_predict=probe_only))
-    assert "the score of the article's example is not correct" in msg
+    assert "rbf_predict on new data gave the score" in msg
     assert "1.9175" not in msg and "1.91750" not in msg
 
 
@@ -161,7 +166,7 @@ def test_slow_loop_free_gram_gets_its_points():
     program = policy.Program([_source(gram_vectorize)])
     assert program.loops(cell.loop_free) == []
     assert max(t.time_limit for t in cell.tests) >= 60
-    checks.diagnose_rbf_gram(gram_vectorize, "loop_free")
+    checks.test("ex1-rbf-gram-tests-loop-free", gram_vectorize)
 
 
 # --------------------------------------------------------------------------- #
@@ -242,19 +247,19 @@ def _source(func):
 
 def test_rbf_gram_right_passes_every_aspect():
     for f in (make_gram(), gram_broadcast, SOLUTION["rbf_gram"]):
-        for aspect in ("values", "shape", "loop_free", "all"):
-            checks.diagnose_rbf_gram(f, aspect)
+        for gid in _cells("rbf_gram"):
+            checks.test(gid, f)
 
 
 @pytest.mark.parametrize("kind,phrase", [("sigma", "σ instead of σ²"), ("no2", "the factor 2 is missing")])
 def test_rbf_gram_common_mistakes_fail_values_only(kind, phrase):
     f = make_gram(kind)
-    msg = _message(checks.diagnose_rbf_gram, f, "values")
+    msg = _message(checks.test, "ex1-rbf-gram-tests-values", f)
     assert phrase in msg
-    ref = np.round(kernels.rbf(checks.PROBES["gram_X"], checks.PROBES["gram_Z"], sigma=0.7), 4)
+    ref = np.round(kernels.rbf(checks.GRAM_X, checks.GRAM_Z, sigma=0.7), 4)
     assert not any(f"{v:.4f}" in msg for v in ref.ravel() if v > 1e-3)
-    checks.diagnose_rbf_gram(f, "shape")
-    checks.diagnose_rbf_gram(f, "loop_free")
+    checks.test("ex1-rbf-gram-tests-shape", f)
+    checks.test("ex1-rbf-gram-tests-loop-free", f)
 
 
 @pytest.mark.parametrize("formula,phrase", [
@@ -270,19 +275,19 @@ def test_rbf_gram_other_named_mistakes(formula, phrase):
         if X.shape[1] != Z.shape[1] or sigma <= 0:
             raise ValueError("bad")
         return formula(((X[:, None] - Z[None]) ** 2).sum(-1), sigma)
-    assert phrase in _message(checks.diagnose_rbf_gram, rbf_gram, "values")
+    assert phrase in _message(checks.test, "ex1-rbf-gram-tests-values", rbf_gram)
 
 
 def test_rbf_gram_transposed_wrong_diagonal_and_missing_errors():
     def transposed(X, Z, sigma):
         return gram_broadcast(Z, X, sigma)
-    assert "transposed" in _message(checks.diagnose_rbf_gram, transposed, "values")
+    assert "transposed" in _message(checks.test, "ex1-rbf-gram-tests-values", transposed)
 
     def off_diagonal(X, Z, sigma):
         K = gram_broadcast(X, Z, sigma)
         return K if K.shape != (4, 4) else K * 0.9
-    assert "k(x, x) = 1" in _message(checks.diagnose_rbf_gram, off_diagonal, "values")
-    msg = _message(checks.diagnose_rbf_gram, make_gram(check=False), "shape")
+    assert "k(x, x) = 1" in _message(checks.test, "ex1-rbf-gram-tests-values", off_diagonal)
+    msg = _message(checks.test, "ex1-rbf-gram-tests-shape", make_gram(check=False))
     assert "should raise ValueError when sigma is 0" in msg  # X @ Z.T raises for the columns itself
     assert "sigma is negative" in msg
 
@@ -290,14 +295,14 @@ def test_rbf_gram_transposed_wrong_diagonal_and_missing_errors():
         K = gram_broadcast(X, Z, sigma)
         X *= 2
         return K
-    assert "changed the arrays passed in" in _message(checks.diagnose_rbf_gram, in_place, "shape")
+    assert "changed the arrays passed in" in _message(checks.test, "ex1-rbf-gram-tests-shape", in_place)
 
 
 @pytest.mark.parametrize("f", [gram_row_loop, gram_comprehension])
 def test_rbf_gram_loops_fail_loop_free_only(f):
-    assert "rbf_gram uses a Python loop" in _message(checks.diagnose_rbf_gram, f, "loop_free")
-    checks.diagnose_rbf_gram(f, "values")
-    checks.diagnose_rbf_gram(f, "shape")
+    assert "rbf_gram uses a Python loop" in _message(checks.test, "ex1-rbf-gram-tests-loop-free", f)
+    checks.test("ex1-rbf-gram-tests-values", f)
+    checks.test("ex1-rbf-gram-tests-shape", f)
 
 
 def test_policy_finds_loops_in_the_function_and_its_helpers():
@@ -335,8 +340,8 @@ def make_predict(kind="right"):
 
 def test_rbf_predict_right_passes_and_gives_the_article_numbers():
     for f in (make_predict(), SOLUTION["rbf_predict"]):
-        for aspect in ("score", "label", "all"):
-            checks.diagnose_rbf_predict(f, aspect)
+        for gid in _cells("rbf_predict"):
+            checks.test(gid, f)
     from kpcourse.datasets import msdn_example
     ex = msdn_example()
     score, label = SOLUTION["rbf_predict"](ex["X"], ex["y"], ex["alpha"], ex["query"], ex["sigma"])
@@ -347,21 +352,21 @@ def test_rbf_predict_right_passes_and_gives_the_article_numbers():
                                          ("no_y", "ignores the labels y"),
                                          ("no_alpha", "ignores the mistake counts")])
 def test_rbf_predict_score_mistakes(kind, phrase):
-    assert phrase in _message(checks.diagnose_rbf_predict, make_predict(kind), "score")
+    assert phrase in _message(checks.test, "ex2-rbf-predict-tests-score", make_predict(kind))
 
 
 def test_rbf_predict_unnamed_mistake_hides_the_score():
-    msg = _message(checks.diagnose_rbf_predict, make_predict("half"), "score")
+    msg = _message(checks.test, "ex2-rbf-predict-tests-score", make_predict("half"))
     assert "not Σ αᵢ yᵢ" in msg
-    right = make_predict()(*checks.PROBES["predict"])[0]
+    right = make_predict()(*checks.PREDICT)[0]
     assert f"{right:.4g}" not in msg
 
 
 @pytest.mark.parametrize("kind,phrase", [("sign", "gave the label 0"), ("geq", "gave +1")])
 def test_rbf_predict_zero_score_fails_label_only(kind, phrase):
     f = make_predict(kind)
-    assert phrase in _message(checks.diagnose_rbf_predict, f, "label")
-    checks.diagnose_rbf_predict(f, "score")
+    assert phrase in _message(checks.test, "ex2-rbf-predict-tests-label", f)
+    checks.test("ex2-rbf-predict-tests-score", f)
 
 
 def test_rbf_predict_shapes_and_missing_value_error():
@@ -370,14 +375,14 @@ def test_rbf_predict_shapes_and_missing_value_error():
         n = min(len(y), len(alpha), len(k))
         score = float(np.sum(alpha[:n] * y[:n] * k[:n]))  # hides the mismatch
         return score, 1 if score > 0 else -1
-    assert "should raise ValueError when alpha has 3 counts" in _message(
-        checks.diagnose_rbf_predict, no_check, "label")
+    assert "should raise ValueError when alpha has 3 counts" in _message(checks.test, "ex2-rbf-predict-tests-label",
+                                                                         no_check)
 
     def vector_score(X, y, alpha, query, sigma):
         k = np.exp(-((X - query) ** 2).sum(1) / (2 * sigma ** 2))
         return alpha * y * k, 1
-    assert "should be one number" in _message(checks.diagnose_rbf_predict, vector_score, "score")
-    assert "tuple (score, label)" in _message(checks.diagnose_rbf_predict, lambda *a: 1.0, "score")
+    assert "should be one number" in _message(checks.test, "ex2-rbf-predict-tests-score", vector_score)
+    assert "tuple (score, label)" in _message(checks.test, "ex2-rbf-predict-tests-score", lambda *a: 1.0)
 
 
 # --------------------------------------------------------------------------- #
@@ -401,24 +406,24 @@ def make_choose(kind="right"):
 
 def test_choose_sigma_right_passes():
     for f in (make_choose(), SOLUTION["choose_sigma"]):
-        for aspect in ("errors", "choice", "all"):
-            checks.diagnose_choose_sigma(f, aspect)
+        for gid in _cells("choose_sigma"):
+            checks.test(gid, f)
 
 
 @pytest.mark.parametrize("kind,phrase", [("counts", "not counts"), ("accuracy", "accuracies"),
                                          ("train_errors", "training errors")])
 def test_choose_sigma_error_mistakes_fail_errors_only(kind, phrase):
     f = make_choose(kind)
-    assert phrase in _message(checks.diagnose_choose_sigma, f, "errors")
-    checks.diagnose_choose_sigma(f, "choice")
+    assert phrase in _message(checks.test, "ex3-choose-sigma-tests-errors", f)
+    checks.test("ex3-choose-sigma-tests-choice", f)
 
 
 @pytest.mark.parametrize("kind,phrase", [("train", "by the training error"), ("index", "index"),
                                          ("max", "the largest validation error")])
 def test_choose_sigma_choice_mistakes_fail_choice_only(kind, phrase):
     f = make_choose(kind)
-    assert phrase in _message(checks.diagnose_choose_sigma, f, "choice")
-    checks.diagnose_choose_sigma(f, "errors")
+    assert phrase in _message(checks.test, "ex3-choose-sigma-tests-choice", f)
+    checks.test("ex3-choose-sigma-tests-errors", f)
 
 
 def test_check_sigma_choice_tolerance():
@@ -432,6 +437,8 @@ def test_check_sigma_choice_tolerance():
 
 
 def test_choose_probe_errors_are_data_not_training():
-    d = checks._data()["choose"]
-    assert d["val"].shape == d["train"].shape == (len(checks.PROBES["choose_sigmas"]),)
-    assert 0 <= d["val"].min() and d["val"].max() <= 1
+    d = checks.LESSON.data["ex3-choose-sigma-tests-errors"]
+    (_, val), = d["expected"]
+    train = d["mistaken"][0]["train_errors"][1]
+    assert val.shape == train.shape == (len(checks.CHOOSE_SIGMAS),)
+    assert 0 <= val.min() and val.max() <= 1
