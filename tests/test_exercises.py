@@ -53,8 +53,10 @@ def _mistaken(reference, key, pure=False):
 
 
 def _functions(grader, lesson):
-    return {e.function: (lambda f: lambda *a, **k: f(*a, **k))(grader.REFERENCES[e.function])
-            for e in lesson.exercises}
+    """The references by name, and the functions the probes pass by name (``Exercise.helpers``)."""
+    helpers = {h: grader.REFERENCES[h] for e in lesson.exercises for h in e.helpers}
+    return {**helpers, **{e.function: (lambda f: lambda *a, **k: f(*a, **k))(grader.REFERENCES[e.function])
+                          for e in lesson.exercises}}
 
 
 def _message(cell, functions):
@@ -148,3 +150,14 @@ def test_the_judge_says_what_came_back_when_it_cannot_compare():
 
     with pytest.raises(AssertionError, match="cannot be compared|should"):
         exercise.judge(ex, check, [Answer(Call("f", 1), (object(), None))], [(1.0, 2.0)], [{}])
+
+
+def test_a_probe_compared_with_another_answer_fails_when_that_answer_is_none():
+    from kpcourse.checks._core import Answer, Call
+
+    check = exercise.Check("c", [exercise.Probe((1,), compare="none"), exercise.Probe((2,), like=0, label="two")])
+    ex = exercise.Exercise("f", "s", "it", [check])
+    answers = [Answer(Call("f", 1), None), Answer(Call("f", 2), None)]
+    with pytest.raises(AssertionError, match="nothing came back"):
+        exercise.judge(ex, check, answers, [None, None], [{}, {}])
+    exercise.judge(ex, check, [Answer(Call("f", 1), 3.0), Answer(Call("f", 2), 3.0)], [None, None], [{}, {}])

@@ -1,14 +1,12 @@
-"""Grader of assignment 04 (the kernel trick): hidden tests and references.
+"""Grader of assignment 04 (the kernel trick): references and hidden probes.
 
-Grader-only: never released, never visible to the student's code (the sandbox does
-not mount the course folder). ``cells()`` says, for each autograded test cell, which
-tests decide its points: the visible tests of ``kpcourse.checks.lesson04`` (replayed
-on the student's answers) and hidden tests built here. ``visible_data()`` computes the
-data the visible checks hold (expected outputs of their probes and the outputs of
-common mistakes); ``python -m kpcourse.grading checks-data 04-kernel-trick`` writes it
-to ``kpcourse/checks/data/lesson04.json`` and a unit test keeps the two equal.
+Grader-only: never released, never visible to the student's code. The exercises are
+declared in ``kpcourse.checks.lesson04`` (probes, comparisons, named mistakes); here
+are the references (with each named mistake as an option) and the hidden probes,
+drawn from the run's seed. ``python -m kpcourse.grading checks-data 04-kernel-trick``
+writes the visible data from ``visible_data()``; a unit test keeps the two equal.
 
-The references below are plain NumPy (the kernel perceptron is the online rule of
+The references are plain NumPy (the kernel perceptron is the online rule of
 ``KernelPerceptron(kernel="poly", degree=2, coef0=1.0, shuffle=False)``; a unit test
 checks that they agree).
 
@@ -22,9 +20,9 @@ import math
 import numpy as np
 
 from kpcourse.checks import lesson04 as visible
-from kpcourse.checks._core import Call, Test, check_close, check_labels, check_shape, expect_raises
+from kpcourse.checks.exercise import Probe
 from kpcourse.datasets import unit_disc
-from kpcourse.grading.spec import Cell
+from kpcourse.grading import declared
 
 #: kpcourse (its feature maps, kernels, KernelPerceptron, n_polynomial_features),
 #: scikit-learn (PolynomialFeatures, ...) and SciPy (scipy.special.comb, ...).
@@ -86,213 +84,139 @@ def count(d, n):
     return math.comb(d + n, n)
 
 
-_TRAIN_MISTAKES = {"homogeneous": {"kernel": "homogeneous"}, "linear": {"kernel": "linear"},
-                   "no_bias": {"bias": False}, "bias_not_in_score": {"bias_in_score": False},
-                   "set_one": {"step": "set"}}
+_TRAIN_OPTIONS = {"homogeneous": {"kernel": "homogeneous"}, "linear": {"kernel": "linear"},
+                  "no_bias": {"bias": False}, "bias_not_in_score": {"bias_in_score": False},
+                  "set_one": {"step": "set"}, "sign0": {"zero_is_mistake": False}}
 
 
-def visible_data():
-    """Expected outputs and common-mistake outputs of the visible probes."""
-    P, maps = visible.PROBES, visible.FEATURE_MAPS
-    X = P["phi_X"]
-    phi = {"features": quadratic(X), "no_root": quadratic(X, 1.0), "doubled": quadratic(X, 2.0)}
-    wrong = maps["phi_without_root"]
-    gaps = {key: {how: gap(wrong, P["gap_X"], Z, how) for how in ("max", "signed", "flipped", "mean", "sum")}
-            for key, Z in (("wrong", P["gap_Z"]), ("wrong_flipped", P["gap_Zf"]))}
-    Xt, yt, E = P["train_X"], P["train_y"], P["train_epochs"]
-    alpha, b = kernel_train(Xt, yt, E)
-    mistakes = {}
-    for key, flags in _TRAIN_MISTAKES.items():
-        a, bb = kernel_train(Xt, yt, E, **flags)
-        mistakes[key] = {"alpha": a, "b": bb}
-    train = {"alpha": alpha, "b": b, "mistakes": mistakes,
-             "twin_alpha": [kernel_train(P["twin_X"], P["twin_y"], e)[0] for e in (1, 3)]}
-    args = (P["predict_X"], P["predict_y"], P["predict_alpha"], P["predict_b"], P["predict_new"])
-    predict = {"scores": kernel_scores(*args), "labels": kernel_predict(*args),
-               "no_y": kernel_predict(*args, use_y=False), "no_b": kernel_predict(*args, use_b=False),
-               "homogeneous": kernel_predict(*args, kernel="homogeneous"),
-               "linear": kernel_predict(*args, kernel="linear")}
-    counts = [{"right": count(d, n), "exact_degree": math.comb(d + n - 1, n), "no_constant": count(d, n) - 1,
-               "ordered_exact": d ** n, "ordered": (d + 1) ** n} for d, n in P["count_values"]]
-    return {"phi": phi, "gap": gaps, "train": train, "predict": predict, "count": counts}
+def phi(X, mistake=None):
+    X = np.asarray(X, dtype=float)
+    if X.ndim != 2 or X.shape[1] != 2:
+        raise ValueError("X must have shape (n, 2)")
+    features = quadratic(X, {"no_root": 1.0, "doubled": 2.0}.get(mistake))
+    return features[:, [2, 0, 1]] if mistake == "order" else features
 
 
-# ------------------------------------------------------------- hidden tests
-def _phi_new_shapes():
-    cases = [(np.random.default_rng(40 + rows).normal(size=(rows, 2)), rows) for rows in (1, 6, 25)]
-    calls = [Call("phi", X) for X, _ in cases]
-    calls += [Call("phi", [[1.0, 2.0], [3.0, 4.0]]), Call("phi", np.ones((5, 1)))]
-
-    def judge(answers):
-        for a, (_, rows) in zip(answers[:3], cases, strict=True):
-            check_shape(a.get(), (rows, 3), f"phi(X) for new X of shape ({rows}, 2)")
-        check_shape(answers[3].get(), (2, 3), "phi(X) for X given as a list of lists")
-        expect_raises(answers[4], "ValueError", "X has shape (5, 1)")
-    return Test(calls, judge)
+def identity_gap(feature_map, X, Z, mistake=None):
+    X, Z = np.asarray(X, dtype=float), np.asarray(Z, dtype=float)
+    if X.ndim != 2 or Z.ndim != 2 or X.shape[1] != Z.shape[1]:
+        raise ValueError("X and Z must be 2-D with the same number of columns")
+    return gap(feature_map, X, Z, mistake or "max")
 
 
-def _phi_new_values():
-    A = np.random.default_rng(11).normal(scale=2.0, size=(40, 2))
-    B = np.random.default_rng(12).normal(size=(30, 2))
-    features, kernel = quadratic(A), (A @ B.T) ** 2
-
-    def judge(answers):
-        phi_a, phi_b = answers[0].get(), answers[1].get()
-        check_close(phi_a, features, "phi(X) on 40 new points")
-        check_shape(phi_b, (30, 3), "phi(X) on 30 new points")
-        check_close(np.asarray(phi_a, float) @ np.asarray(phi_b, float).T, kernel,
-                    "phi(a) . phi(b) against (a . b)^2 on new points", rtol=1e-9, atol=1e-9)
-    return Test([Call("phi", A), Call("phi", B)], judge)
+def kernel_perceptron_train(X, y, max_epochs, mistake=None):
+    X, y = np.asarray(X, dtype=float), np.asarray(y)
+    if X.ndim != 2 or len(y) != len(X):
+        raise ValueError("X must be (n, d) and y must hold n labels")
+    alpha, b = kernel_train(X, y, max_epochs + (mistake == "epochs"), **_TRAIN_OPTIONS.get(mistake, {}))
+    return (alpha * y if mistake == "negative" else alpha), b
 
 
-def _gap_new_values():
-    X = np.random.default_rng(21).normal(size=(25, 2))
-    Z = np.random.default_rng(22).normal(size=(15, 2))
-    want = gap(visible.FEATURE_MAPS["phi_without_root"], X, Z)
-    calls = [Call("identity_gap", visible.WRONG_MAP, X, Z), Call("identity_gap", visible.EXACT_MAP, X, Z)]
-
-    def judge(answers):
-        check_close(visible.gap_value(answers[0]), want, "identity_gap for a wrong map on new points")
-        if not visible.gap_value(answers[1]) < 1e-9:
-            raise AssertionError("the gap of the exact map is not rounding-size")
-    return Test(calls, judge)
+def kernel_perceptron_predict(X_train, y_train, alpha, b, X_new, mistake=None):
+    X_train, X_new = np.asarray(X_train, dtype=float), np.asarray(X_new, dtype=float)
+    if X_new.ndim != 2 or X_new.shape[1] != X_train.shape[1]:
+        raise ValueError("X_new and X_train must have the same number of columns")
+    kw = {"no_y": {"use_y": False}, "no_b": {"use_b": False}, "homogeneous": {"kernel": "homogeneous"},
+          "linear": {"kernel": "linear"}}.get(mistake, {})
+    s = kernel_scores(X_train, y_train, alpha, b, X_new, **kw)
+    return {"scores": lambda: s, "np_sign": lambda: np.sign(s), "zero_plus": lambda: np.where(s >= 0, 1, -1),
+            "flipped": lambda: np.where(s > 0, -1, 1)}.get(mistake, lambda: np.where(s > 0, 1, -1))()
 
 
-def _gap_new_dimensions():
-    dims = (1, 4)
-    calls = [Call("identity_gap", visible.EXACT_MAP, np.random.default_rng(dim).normal(size=(6, dim)),
-                  np.ones((3, dim))) for dim in dims]
-    calls.append(Call("identity_gap", visible.EXACT_MAP, np.ones((2, 4)), np.ones((2, 3))))
-
-    def judge(answers):
-        for a, dim in zip(answers, dims, strict=False):
-            got = a.get()
-            if not (np.ndim(got) == 0 and abs(float(got)) < 1e-9):
-                raise AssertionError(f"identity_gap for {dim}-D points is wrong")
-        expect_raises(answers[2], "ValueError", "X has 4 columns and Z has 3")
-    return Test(calls, judge)
+def count_features(d, degree, mistake=None):
+    if d < 1 or degree < 1:
+        raise ValueError("d and degree must be at least 1")
+    n = degree
+    return {"float": lambda: math.factorial(d + n) / (math.factorial(d) * math.factorial(n)),
+            "exact_degree": lambda: math.comb(d + n - 1, n), "no_constant": lambda: count(d, n) - 1,
+            "ordered_exact": lambda: d ** n, "ordered": lambda: (d + 1) ** n}.get(mistake, lambda: count(d, n))()
 
 
-def _train_new_basic():
-    X = np.random.default_rng(31).normal(size=(12, 3))
-    y = np.where(np.random.default_rng(32).random(12) < 0.5, -1, 1)
-
-    def judge(answers):
-        alpha, b = visible.unpack_train(answers[0])
-        check_shape(alpha, (12,), "alpha for 12 new points in 3-D")
-        if not (np.ndim(b) == 0 and alpha[0] >= 1):
-            raise AssertionError("alpha or b on new 3-D data is not right")
-    return Test([Call(visible.TRAIN, X, y, 5)], judge)
+REFERENCES = {"phi": phi, "identity_gap": identity_gap, "kernel_perceptron_train": kernel_perceptron_train,
+              "kernel_perceptron_predict": kernel_perceptron_predict, "count_features": count_features,
+              **visible.FEATURE_MAPS}
 
 
-def _disc(n, margin, seed):
+# --------------------------------------------------------------- hidden probes
+def _phi_shapes(rng):
+    return [*(Probe((rng.normal(size=(rows, 2)),)) for rows in (1, 6, 25)), Probe(([[1.0, 2.0], [3.0, 4.0]],)),
+            Probe((np.ones((5, 1)),), raises="ValueError", why="X has shape (5, 1)")]
+
+
+def _phi_values(rng):
+    return [Probe((rng.normal(scale=2.0, size=(40, 2)),)), Probe((rng.normal(size=(30, 2)),))]
+
+
+def _gap_values(rng):
+    X, Z = rng.normal(size=(25, 2)), rng.normal(size=(15, 2))
+    return [Probe((visible.WRONG_MAP, X, Z)), Probe((visible.EXACT_MAP, X, Z), compare="l04_rounding")]
+
+
+def _gap_dimensions(rng):
+    return [*(Probe((visible.EXACT_MAP, rng.normal(size=(6, dim)), np.ones((3, dim)))) for dim in (1, 4)),
+            Probe((visible.EXACT_MAP, np.ones((2, 4)), np.ones((2, 3))), raises="ValueError",
+                  why="X has 4 columns and Z has 3")]
+
+
+def _disc(n, margin, rng):
     """Points of the unit-disc problem on a 1/8 grid: every kernel value and score is exact."""
-    X, _ = unit_disc(n, margin=margin, random_state=seed)
+    X, _ = unit_disc(n, margin=margin, random_state=int(rng.integers(2**31)))
     X = np.round(X * 8) / 8
     return X, np.where(np.linalg.norm(X, axis=1) < 1, -1, 1)
 
 
-def _train_new_rule():
-    X, y = _disc(60, 0.15, 33)
-    epochs = (2, 30)
-    expected = [kernel_train(X, y, e) for e in epochs]
-
-    def judge(answers):
-        for a, e, (alpha_ref, b_ref) in zip(answers, epochs, expected, strict=True):
-            alpha, b = visible.unpack_train(a)
-            check_close(alpha, alpha_ref, f"alpha on 60 new points, max_epochs={e}")
-            check_close(b, b_ref, f"b on 60 new points, max_epochs={e}")
-    return Test([Call(visible.TRAIN, X, y, e) for e in epochs], judge)
+def _train_basic(rng):
+    return [Probe((rng.normal(size=(12, 3)), np.where(rng.random(12) < 0.5, -1, 1), 5))]
 
 
-def _train_new_stop():
-    pair_X, pair_y = np.array([[0.5, -1.0], [0.5, -1.0]]), np.array([-1, 1])
-    epochs = (2, 5)
+def _train_rule(rng):
+    X, y = _disc(60, 0.15, rng)
+    return [Probe((X, y, e)) for e in (2, 30)]
+
+
+def _train_stop(rng):
+    point = rng.integers(-4, 5, size=(1, 2)) / 4
+    pair_X, pair_y = np.vstack([point, point]), np.array([-1, 1])  # every visit is a mistake
     Xs, ys = np.array([[0.0, 0.25], [2.0, 0.0], [-0.25, 0.0], [0.0, -2.0]]), np.array([-1, 1, -1, 1])
-    calls = [Call(visible.TRAIN, pair_X, pair_y, e) for e in epochs]
-    calls.append(Call(visible.TRAIN, Xs, ys, 10 ** 6))  # separable: stops long before max_epochs
-
-    def judge(answers):
-        for a, e in zip(answers, epochs, strict=False):
-            alpha, _ = visible.unpack_train(a)
-            if not np.allclose(alpha, e):
-                raise AssertionError(f"the number of epochs run with max_epochs={e} is not right")
-        if answers[2].error in ("TimeUp", "NoAnswer"):
-            raise AssertionError("with max_epochs=1000000 on separable points your function did not return "
-                                 "within 5 s: stop after the first epoch without a mistake")
-        visible.unpack_train(answers[2])
-    return Test(calls, judge, time_limit=5.0)
+    # separable: stops long before max_epochs (last: a call past the time limit ends the test)
+    return [*(Probe((pair_X, pair_y, e)) for e in (2, 5)), Probe((Xs, ys, 10 ** 6), compare="none")]
 
 
-def _predict_new_points():
-    X, y = _disc(50, 0.1, 41)
+def _predict_points(rng):
+    X, y = _disc(50, 0.1, rng)
     alpha, b = kernel_train(X, y, 20)
-    new = np.round(np.random.default_rng(42).uniform(-2, 2, size=(80, 2)) * 8) / 8
-    expected = kernel_predict(X, y, alpha, b, new)
-
-    def judge(answers):
-        labels = answers[0].get()
-        check_labels(labels, 80, "the labels of 80 new points")
-        check_close(labels, expected, "the labels of 80 new points")
-    return Test([Call(visible.PREDICT, X, y, alpha, b, new)], judge)
+    return [Probe((X, y, alpha, b, np.round(rng.uniform(-2, 2, size=(80, 2)) * 8) / 8), compare="labels")]
 
 
-def _predict_zero_and_kernel():
-    Xz = np.array([[2.0, 0.0], [0.0, 2.0]])
-    calls = [Call(visible.PREDICT, Xz, np.array([1, -1]), np.array([3, 3]), 0.0, np.array([[1.0, 1.0], [-0.5, -0.5]])),
-             Call(visible.PREDICT, np.array([[1.0, 0.0]]), np.array([1]), np.array([1]), -2.0, np.array([[-2.0, 0.0]]))]
-
-    def judge(answers):
-        if not np.array_equal(np.asarray(answers[0].get()), [-1, -1]):
-            raise AssertionError("a score of exactly 0 must predict -1")
-        if not np.array_equal(np.asarray(answers[1].get()), [-1]):
-            raise AssertionError("the kernel is not (1 + x . z)^2")
-    return Test(calls, judge)
+def _predict_zero_and_kernel(rng):
+    t = float(rng.integers(1, 1000)) / 8  # (1 + x·z)² is the same for both training points: scores of exactly 0
+    return [Probe((np.array([[2.0 * t, 0.0], [0.0, 2.0 * t]]), np.array([1, -1]), np.array([3, 3]), 0.0,
+                   np.array([[1.0, 1.0], [-0.5, -0.5]]))),
+            Probe((np.array([[1.0, 0.0]]), np.array([1]), np.array([1]), -2.0, np.array([[-2.0, 0.0]])))]
 
 
-def _count_new_types():
-    cases = ((1, 1), (50, 3), (3000, 6))
-    calls = [Call(visible.COUNT, d, n) for d, n in cases] + [Call(visible.COUNT, 5, -1)]
-
-    def judge(answers):
-        for a, (d, n) in zip(answers, cases, strict=False):
-            if not visible.is_int(a.get()):
-                raise AssertionError(f"count_features({d}, {n}) is not an int")
-        expect_raises(answers[3], "ValueError", "degree = -1")
-    return Test(calls, judge)
+def _count_types(rng):
+    return [*(Probe(args) for args in ((1, 1), (int(rng.integers(20, 80)), 3), (3000, 6))),
+            Probe((5, -1), raises="ValueError", why="degree = -1")]
 
 
-def _count_new_values():
-    cases = [(d, n) for d in (1, 2, 5, 13, 100, 784) for n in (1, 2, 3, 4, 5, 7)]
-
-    def judge(answers):
-        for a, (d, n) in zip(answers, cases, strict=True):
-            got = a.get()
-            try:
-                right = int(got) == count(d, n)
-            except (TypeError, ValueError, OverflowError):
-                right = False
-            if not right:
-                raise AssertionError(f"count_features({d}, {n}) is wrong")
-    return Test([Call(visible.COUNT, d, n) for d, n in cases], judge)
+def _count_values(rng):
+    return [Probe((d, n)) for d in (1, 2, 5, int(rng.integers(6, 50)), 100, 784) for n in (1, 2, 3, 4, 5, 7)]
 
 
-def cells():
-    """The tests that decide each autograded cell of assignment 04."""
-    phi, gap_, train = "the feature map φ", "the identity check", "the kernel perceptron"
-    predict, count_ = "the kernel perceptron's prediction", "the feature count"
-    return {
-        "ex1-phi-tests-shape": Cell("ex1-phi", phi, [*visible.phi_tests("shape"), _phi_new_shapes()]),
-        "ex1-phi-tests-values": Cell("ex1-phi", phi, [*visible.phi_tests("values"), _phi_new_values()]),
-        "ex2-gap-tests-values": Cell("ex2-gap", gap_, [*visible.gap_tests("values"), _gap_new_values()]),
-        "ex2-gap-tests-errors": Cell("ex2-gap", gap_, [*visible.gap_tests("errors"), _gap_new_dimensions()]),
-        "ex3-train-tests-basic": Cell("ex3-train", train, [*visible.train_tests("basic"), _train_new_basic()]),
-        "ex3-train-tests-rule": Cell("ex3-train", train, [*visible.train_tests("rule"), _train_new_rule()]),
-        "ex3-train-tests-stop": Cell("ex3-train", train, [*visible.train_tests("stop"), _train_new_stop()]),
-        "ex4-predict-tests-basic": Cell("ex4-predict", predict,
-                                        [*visible.predict_tests("basic"), _predict_new_points()]),
-        "ex4-predict-tests-details": Cell("ex4-predict", predict,
-                                          [*visible.predict_tests("details"), _predict_zero_and_kernel()]),
-        "ex5-count-tests-basic": Cell("ex5-count", count_, [*visible.count_tests("basic"), _count_new_types()]),
-        "ex5-count-tests-values": Cell("ex5-count", count_, [*visible.count_tests("values"), _count_new_values()]),
-    }
+HIDDEN = {"ex1-phi-tests-shape": _phi_shapes, "ex1-phi-tests-values": _phi_values,
+          "ex2-gap-tests-values": _gap_values, "ex2-gap-tests-errors": _gap_dimensions,
+          "ex3-train-tests-basic": _train_basic, "ex3-train-tests-rule": _train_rule,
+          "ex3-train-tests-stop": _train_stop, "ex4-predict-tests-basic": _predict_points,
+          "ex4-predict-tests-details": _predict_zero_and_kernel, "ex5-count-tests-basic": _count_types,
+          "ex5-count-tests-values": _count_values}
+
+
+def visible_data():
+    """Expected outputs and common-mistake outputs of the visible probes."""
+    return declared.visible_data(visible.LESSON, REFERENCES)
+
+
+def cells(seed=None):
+    """The tests that decide each autograded cell of assignment 04 (hidden probes from ``seed``)."""
+    return declared.cells(visible.LESSON, REFERENCES, HIDDEN, seed=seed)
