@@ -234,7 +234,9 @@ def same(a, b, rtol=1e-7, atol=1e-9):
     if isinstance(b, tuple):
         return isinstance(a, (tuple, list)) and len(a) == len(b) and all(
             same(x, y, rtol, atol) for x, y in zip(a, b, strict=True))
-    if isinstance(a, (str, Opaque)) or a is None:
+    if isinstance(b, str) or isinstance(a, str):
+        return isinstance(a, str) and a == b
+    if isinstance(a, Opaque) or a is None:
         return False
     try:
         a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
@@ -288,9 +290,12 @@ def judge(exercise, check, answers, expected, mistaken, *, hidden=False, probes=
             problems.append(exercise.mistakes[check.pure])
             break
         if probe.like is not None:
-            exp = answers[probe.like].value if answers[probe.like].error is None else None
+            if answers[probe.like].error is not None:
+                continue  # that answer's error is reported where it is judged
+            exp = answers[probe.like].value  # None too: nothing to match is no match
             if exp is None:
-                continue  # that answer's own problem is reported where it is judged
+                problems.append(f"{fname} on {label}: nothing came back to compare with (None)")
+                break
             if exercise.returns:
                 exp = tuple(exp) if isinstance(exp, (tuple, list)) else exp
         message = _compare(exercise, check, value, exp, f"{fname} on {label}", probe, answer)
