@@ -175,11 +175,4 @@ HIDDEN = {"ex1-rbf-gram-tests-values": _gram_values, "ex1-rbf-gram-tests-shape":
                                                               compare="sigma_choice_shaped")]}
 
 
-def visible_data():
-    """Expected outputs and common-mistake outputs of the visible probes."""
-    return declared.visible_data(visible.LESSON, REFERENCES)
-
-
-def cells(seed=None):
-    """The tests that decide each autograded cell of assignment 05 (hidden probes from ``seed``)."""
-    return declared.cells(visible.LESSON, REFERENCES, HIDDEN, options=OPTIONS, seed=seed)
+visible_data, cells = declared.grader(visible.LESSON, REFERENCES, HIDDEN, OPTIONS)
