@@ -178,6 +178,10 @@ COMPARISONS = {}
 def comparison(name):
     """Register a comparison under ``name`` (a lesson's own, e.g. a trace compared row by row)."""
     def register(func):
+        known = COMPARISONS.get(name)
+        if known is not None and known.__module__ != func.__module__:
+            raise ValueError(f"comparison {name!r} is already registered by {known.__module__}: give this one "
+                             "another name (e.g. prefixed with its lesson)")
         COMPARISONS[name] = func
         return func
     return register
@@ -235,7 +239,7 @@ def same(a, b, rtol=1e-7, atol=1e-9):
         return isinstance(a, (tuple, list)) and len(a) == len(b) and all(
             same(x, y, rtol, atol) for x, y in zip(a, b, strict=True))
     if isinstance(b, str) or isinstance(a, str):
-        return isinstance(a, str) and a == b
+        return isinstance(a, str) and isinstance(b, str) and a == b
     if isinstance(a, Opaque) or a is None:
         return False
     try:

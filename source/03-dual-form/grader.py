@@ -219,11 +219,4 @@ HIDDEN = {"ex1-dual-train-tests-counts": _counts, "ex1-dual-train-tests-bias": _
           "ex3-primal-from-dual-tests-checks": _checks, "ex3-primal-from-dual-tests-quiz": _primal_runs}
 
 
-def visible_data():
-    """Expected outputs and common-mistake outputs of the visible probes."""
-    return declared.visible_data(visible.LESSON, REFERENCES)
-
-
-def cells(seed=None):
-    """The tests that decide each autograded cell of assignment 03 (hidden probes from ``seed``)."""
-    return declared.cells(visible.LESSON, REFERENCES, HIDDEN, seed=seed)
+visible_data, cells = declared.grader(visible.LESSON, REFERENCES, HIDDEN)

@@ -212,11 +212,4 @@ HIDDEN = {"ex1-phi-tests-shape": _phi_shapes, "ex1-phi-tests-values": _phi_value
           "ex5-count-tests-values": _count_values}
 
 
-def visible_data():
-    """Expected outputs and common-mistake outputs of the visible probes."""
-    return declared.visible_data(visible.LESSON, REFERENCES)
-
-
-def cells(seed=None):
-    """The tests that decide each autograded cell of assignment 04 (hidden probes from ``seed``)."""
-    return declared.cells(visible.LESSON, REFERENCES, HIDDEN, seed=seed)
+visible_data, cells = declared.grader(visible.LESSON, REFERENCES, HIDDEN)
