@@ -165,37 +165,35 @@ def make_tiled(clamp=True, tiled=True, last_block=True, gamma_is_sigma=False, ch
 
 
 def test_tiled_solution_passes():
-    for aspect in ("all", "values", "clamp", "memory"):
-        checks.diagnose_tiled_gram(FUNCTIONS["tiled_rbf_gram"], aspect=aspect)
-    checks.diagnose_tiled_gram(make_tiled())
+    for aspect in ("values", "clamp", "memory"):
+        checks.test(f"ex1-tiled-tests-{aspect}", FUNCTIONS["tiled_rbf_gram"])
+        checks.test(f"ex1-tiled-tests-{aspect}", make_tiled())
 
 
 def test_tiled_without_clamp_fails_only_the_clamp_aspect():
     f = make_tiled(clamp=False)
-    checks.diagnose_tiled_gram(f, aspect="values")
-    checks.diagnose_tiled_gram(f, aspect="memory")
-    assert "clamp the squared distances at 0" in _message(checks.diagnose_tiled_gram, f, aspect="clamp")
+    checks.test("ex1-tiled-tests-values", f)
+    checks.test("ex1-tiled-tests-memory", f)
+    assert "clamp the squared distances at 0" in _message(checks.test, "ex1-tiled-tests-clamp", f)
 
 
 def test_untiled_fails_only_the_memory_aspect():
     f = make_tiled(tiled=False)
-    checks.diagnose_tiled_gram(f, aspect="values")
-    checks.diagnose_tiled_gram(f, aspect="clamp")
-    msg = _message(checks.diagnose_tiled_gram, f, aspect="memory")
+    checks.test("ex1-tiled-tests-values", f)
+    checks.test("ex1-tiled-tests-clamp", f)
+    msg = _message(checks.test, "ex1-tiled-tests-memory", f)
     assert "over the budget" in msg and "block by block" in msg
 
 
 def test_tiled_names_value_mistakes():
-    assert "sigma as γ" in _message(checks.diagnose_tiled_gram, make_tiled(gamma_is_sigma=True), aspect="values")
-    assert "last, shorter block" in _message(checks.diagnose_tiled_gram, make_tiled(last_block=False),
-                                             aspect="values")
-    assert "should raise ValueError" in _message(checks.diagnose_tiled_gram, make_tiled(check=False),
-                                                 aspect="values")
+    assert "sigma as γ" in _message(checks.test, "ex1-tiled-tests-values", make_tiled(gamma_is_sigma=True))
+    assert "last, shorter block" in _message(checks.test, "ex1-tiled-tests-values", make_tiled(last_block=False))
+    assert "should raise ValueError" in _message(checks.test, "ex1-tiled-tests-values", make_tiled(check=False))
 
 
 def test_tiled_messages_hide_the_expected_values():
-    K = checks._data()["tiled"]["K"]
-    msg = _message(checks.diagnose_tiled_gram, lambda X, Z, s, b: np.zeros((len(X), len(Z))) + 0.5, aspect="values")
+    K = np.asarray(checks.LESSON.data["ex1-tiled-tests-values"]["expected"][0])
+    msg = _message(checks.test, "ex1-tiled-tests-values", lambda X, Z, s, b: np.zeros((len(X), len(Z))) + 0.5)
     for value in K.ravel()[:10]:
         assert f"{value:.4f}" not in msg
 
@@ -240,27 +238,27 @@ def make_incremental(variant="right", check=True):
 
 
 def test_incremental_solution_passes():
-    for aspect in ("all", "counts", "bias", "first"):
-        checks.diagnose_incremental(FUNCTIONS["train_incremental"], aspect=aspect)
-    checks.diagnose_incremental(make_incremental())
+    for aspect in ("counts", "bias", "first"):
+        checks.test(f"ex2-incremental-tests-{aspect}", FUNCTIONS["train_incremental"])
+        checks.test(f"ex2-incremental-tests-{aspect}", make_incremental())
 
 
 def test_incremental_without_bias_fails_only_the_bias_aspect():
     f = make_incremental("no_bias")
-    checks.diagnose_incremental(f, aspect="counts")
-    checks.diagnose_incremental(f, aspect="first")
-    assert "your decision values ignore the bias" in _message(checks.diagnose_incremental, f, aspect="bias")
+    checks.test("ex2-incremental-tests-counts", f)
+    checks.test("ex2-incremental-tests-first", f)
+    assert "your decision values ignore the bias" in _message(checks.test, "ex2-incremental-tests-bias", f)
 
 
 def test_incremental_only_current_keeps_the_first_epoch_aspect():
     f = make_incremental("only_current")
-    checks.diagnose_incremental(f, aspect="first")
+    checks.test("ex2-incremental-tests-first", f)
     for aspect in ("counts", "bias"):
-        assert "updated only the decision value" in _message(checks.diagnose_incremental, f, aspect=aspect)
+        assert "updated only the decision value" in _message(checks.test, f"ex2-incremental-tests-{aspect}", f)
 
 
 def test_incremental_missing_value_error_and_mutation_are_named():
-    msg = _message(checks.diagnose_incremental, make_incremental(check=False), aspect="counts")
+    msg = _message(checks.test, "ex2-incremental-tests-counts", make_incremental(check=False))
     assert "should raise ValueError" in msg
 
     def in_place(K, y, max_epochs=10):
@@ -268,7 +266,7 @@ def test_incremental_missing_value_error_and_mutation_are_named():
         K += 1.0
         return out
 
-    assert "changed the K or y passed in" in _message(checks.diagnose_incremental, in_place, aspect="first")
+    assert "changed the K or y passed in" in _message(checks.test, "ex2-incremental-tests-first", in_place)
 
 
 @pytest.mark.parametrize("gid,variant,expected", [

@@ -1,11 +1,13 @@
 """Checks of assignment 06 (Gram matrices at scale): a tiled RBF Gram matrix, training with
 decision values updated per mistake, and a storage plan (precision and tile) under a budget.
 
-Each ``diagnose_*`` runs fixed probes on the student's function and names the likely
-mistake; ``*_tests(aspect)`` returns the same probes as :class:`~._core.Test` objects,
-which the grader replays on the student's answers. The expected outputs and the
-outputs of common mistakes are data (``data/lesson06.json``, written from the grader's
-references); no kernel, perceptron or storage rule lives here.
+Exercises 1 and 2 are declared once (:mod:`kpcourse.checks.exercise`): probes, comparisons,
+named mistakes; in the notebook ``checks.lesson06.test("ex1-tiled-tests-values", tiled_rbf_gram)``.
+Exercise 3 (``choose_storage``) is judged over the whole list of its cases at once (a
+mistake is named when every outcome matches it), which a per-probe declaration cannot
+say: it keeps its own tests (:func:`storage_tests`, :func:`diagnose_storage`). The
+expected outputs and the outputs of the mistakes are data (``data/lesson06.json``,
+written from the grader's references); no kernel, perceptron or storage rule lives here.
 """
 
 from __future__ import annotations
@@ -20,18 +22,16 @@ from kpcourse.checks._core import (
     _memory,
     check_close,
     check_shape,
-    expect_raises,
     fail,
     fmt,
     load_data,
-    problem,
     run,
-    same,
     unpack,
 )
+from kpcourse.checks.exercise import Check, Exercise, Lesson, Probe, comparison, same
 
-__all__ = ["peak_memory", "diagnose_tiled_gram", "diagnose_incremental", "diagnose_storage",
-           "tiled_tests", "incremental_tests", "storage_tests", "memory_allowance", "STORAGE_TABLE"]
+__all__ = ["LESSON", "test", "peak_memory", "diagnose_storage", "storage_tests", "memory_allowance",
+           "STORAGE_TABLE"]
 
 GiB = 2**30
 
@@ -65,7 +65,7 @@ PROBES = {
     "far_X": _FAR_X, "far_Z": _FAR_Z, "far_sigma": 0.01,
     # the memory probe: K is 700 x 600 (3.4 MB); rows whose values are checked
     "memory_X": _MEM_X, "memory_Z": _MEM_Z, "memory_sigma": 4.0, "memory_budgets": (1_000_000, 300_000),
-    "memory_rows": np.array([0, 1, 350, 698, 699]),
+    "memory_rows": np.array([0, 1, 350, 698, 699]),  # memory_rows(700)
     # Exercise 2: far from the origin and separable through it (the bias never decides) ...
     "counts_X": 10.0 * np.array([[1.0, 3.0], [2.0, 3.0], [-2.0, -1.0], [-2.0, -2.0], [-2.0, 3.0], [0.0, 2.0]]),
     "counts_y": np.array([1, 1, -1, -1, -1, 1]),
@@ -84,6 +84,7 @@ PROBES = {
                  (10_000, 100, 1.0, 500_000_000), (30_000, 784, 418.0, 8 * GiB)),
     },
 }
+
 
 @functools.cache
 def _data():
@@ -119,162 +120,84 @@ def memory_allowance(n, m, d, max_memory):
     return max_memory + 8 * (n + m) * (d + 4) + 65536
 
 
-# ------------------------------------------------------------- Exercise 1
-_TILED_HINTS = {  # common mistakes (data/lesson06.json holds their K on the values probe)
-    "sigma2": "your exponent is -‖x − z‖²/σ²; the RBF kernel divides by 2σ²",
-    "gamma": "you used sigma as γ: K = exp(-‖x − z‖² / (2σ²))",
-    "two_sigma": "you divided by 2σ instead of 2σ²: K = exp(-‖x − z‖² / (2σ²))",
-    "distance": "you used the distance ‖x − z‖, not its square",
-    "cross_sign": "the cross term has the wrong sign: ‖x − z‖² = ‖x‖² − 2 x·z + ‖z‖²",
-    "squared_distances": "you returned the squared distances; K = exp(-‖x − z‖² / (2σ²))",
-}
-
-
-def _tiled_text(X, Z, sigma, max_memory):
-    return f"tiled_rbf_gram(X={fmt(X)}, Z={fmt(Z)}, sigma={sigma:g}, max_memory={max_memory})"
-
-
-def unpack_gram(answer):
-    """K from an answer of ``tiled_rbf_gram``, as a float array of the right shape."""
+# ------------------------------------------------------- lesson-specific comparisons
+def _gram(value, probe):
+    """K as a float array of shape (len(X), len(Z)), with clear failures."""
     __tracebackhide__ = True
-    X, Z = answer.call.args[0], answer.call.args[1]
-    K = answer.get()
-    check_shape(K, (len(X), len(Z)), f"tiled_rbf_gram for X of shape {X.shape} and Z of shape {Z.shape}")
+    X, Z = probe.args[0], probe.args[1]
+    check_shape(value, (len(X), len(Z)), f"tiled_rbf_gram for X of shape {X.shape} and Z of shape {Z.shape}")
     try:
-        return np.asarray(K, dtype=float)
+        return np.asarray(value, dtype=float)
     except (TypeError, ValueError):
         raise AssertionError("tiled_rbf_gram should return an array of numbers") from None
 
 
-def tiled_tests(aspect="all"):
-    """Tests of ``tiled_rbf_gram(X, Z, sigma, max_memory)``: ``"values"``, ``"clamp"``, ``"memory"``."""
-    P, tests = PROBES, []
-    X, Z, sigma = P["tiled_X"], P["tiled_Z"], P["tiled_sigma"]
-    m = len(Z)
-    if aspect in ("all", "values"):
-        calls = [Call("tiled_rbf_gram", X, Z, sigma, b) for b in (4 * 8 * m, 3 * 4 * 8 * m, 10**6)]
-        calls += [Call("tiled_rbf_gram", X, Z[:, :2], sigma, 10**6),
-                  Call("tiled_rbf_gram", X, Z, sigma, 4 * 8 * m - 1)]
-        tests.append(Test(calls, _judge_values))
-    if aspect in ("all", "clamp"):
-        tests.append(Test([Call("tiled_rbf_gram", P["far_X"], P["far_Z"], P["far_sigma"], 10**6)], _judge_clamp))
-    if aspect in ("all", "memory"):
-        # Call.measured: the peak comes from tracemalloc in the student's process (the one
-        # figure that process reports about itself; the values are checked here as usual)
-        calls = [Call.measured("tiled_rbf_gram", P["memory_X"], P["memory_Z"], P["memory_sigma"], b)
-                 for b in P["memory_budgets"]]
-        tests.append(Test(calls, _judge_memory, time_limit=20.0))
-    return tests
-
-
-def gram_problem(K, expected, mistakes, X, Z, sigma, max_memory):
-    """What is wrong with ``K`` (``None`` when it equals ``expected``), named from the mistakes' outputs."""
-    if same(K, expected, rtol=1e-9, atol=1e-12):
-        return None
-    for key, value in mistakes.items():
-        if same(K, value, rtol=1e-9, atol=1e-12):
-            return _TILED_HINTS[key]
-    bad_rows = np.flatnonzero(~np.isclose(K, expected, rtol=1e-9, atol=1e-12).all(1))
+@comparison("gram")
+def _gram_values(value, expected, name, check, probe, answer):
+    """K's values; rows wrong from some row to the end name a lost last block."""
+    __tracebackhide__ = True
+    K, expected = _gram(value, probe), np.asarray(expected, dtype=float)
+    close = np.isclose(K, expected, rtol=check.rtol, atol=check.atol)
+    bad_rows = np.flatnonzero(~close.all(1))
     if len(bad_rows) and bad_rows[0] > 0 and np.array_equal(bad_rows, np.arange(bad_rows[0], len(K))):
-        return (f"rows {bad_rows[0]} to {len(K) - 1} of K are wrong (max_memory={max_memory}): does your "
-                "loop cover the last, shorter block of rows, and write each block to its own rows?")
-    try:
-        check_close(K, expected, _tiled_text(X, Z, sigma, max_memory), rtol=1e-9, atol=1e-12)
-    except AssertionError as exc:
-        return str(exc)
-    return None
+        raise AssertionError(f"rows {bad_rows[0]} to {len(K) - 1} of K are wrong (max_memory={probe.args[3]}): "
+                             "does your loop cover the last, shorter block of rows, and write each block to "
+                             "its own rows?")
+    check_close(K, expected, name, rtol=check.rtol, atol=check.atol)
 
 
-def _judge_values(answers):
+@comparison("unit_range")
+def _unit_range(value, expected, name, check, probe, answer):
+    """Points far from the origin: K in [0, 1] (the squared distances clamped), whatever its values."""
     __tracebackhide__ = True
-    P, d, problems = PROBES, _data()["tiled"], []
-    X, Z, sigma = P["tiled_X"], P["tiled_Z"], P["tiled_sigma"]
-    m = len(Z)
-    for a in answers[:3]:
-        found = gram_problem(unpack_gram(a), d["K"], d["mistakes"], X, Z, sigma, a.call.args[3])
-        if found:
-            problems.append(found)
-            break
-    whys = ("X has 3 columns and Z has 2",
-            f"max_memory={4 * 8 * m - 1} cannot hold one row of temporaries (4 * 8 * m = {4 * 8 * m} bytes "
-            f"for m={m})")
-    for a, why in zip(answers[3:], whys, strict=True):
-        problems.append(problem(expect_raises, a, "ValueError", why))
-    fail("tiled_rbf_gram", problems)
-
-
-def _judge_clamp(answers):
-    __tracebackhide__ = True
-    K, problems = unpack_gram(answers[0]), []
+    K = _gram(value, probe)
     if not np.all(np.isfinite(K)):
-        problems.append("K contains NaN or infinite values for points far from the origin")
+        raise AssertionError("K contains NaN or infinite values for points far from the origin")
     elif K.max() > 1.0:
-        problems.append(f"K has values above 1 (the largest is {K.max():.12g}) for nearly identical points "
-                        "far from the origin: ‖x‖² − 2 x·z + ‖z‖² can come out slightly negative by "
-                        "rounding, and exp of a positive number exceeds 1; clamp the squared distances at 0")
+        raise AssertionError(f"K has values above 1 (the largest is {K.max():.12g}) for nearly identical points "
+                             "far from the origin: ‖x‖² − 2 x·z + ‖z‖² can come out slightly negative by "
+                             "rounding, and exp of a positive number exceeds 1; clamp the squared distances at 0")
     elif K.min() < 0:
-        problems.append("K has negative values: exp(...) is never negative")
-    fail("tiled_rbf_gram", problems)
+        raise AssertionError("K has negative values: exp(...) is never negative")
 
 
-def _judge_memory(answers):
+@comparison("memory_values")
+def _memory_values(value, expected, name, check, probe, answer):
+    """The rows the memory probes are checked on: right, or the memory test cannot judge."""
     __tracebackhide__ = True
-    P, problems = PROBES, []
-    X, Z, rows = P["memory_X"], P["memory_Z"], P["memory_rows"]
-    (n, dim), m = X.shape, len(Z)
-    for a in answers:
-        K, max_memory = unpack_gram(a), a.call.args[3]
-        if not same(K[rows], _data()["tiled"]["memory_rows"], rtol=1e-7, atol=1e-9):
-            problems.append("the values of K are wrong (see the values test); the memory test needs them right")
-            break
-        if a.peak_bytes is None:
-            problems.append("the memory of your function could not be measured")
-            break
-        extra = a.peak_bytes - K.nbytes
-        if extra > memory_allowance(n, m, dim, max_memory):
-            problems.append(
-                f"with max_memory={max_memory:,} your function allocated {extra:,} bytes besides the result K "
-                f"({K.nbytes:,} bytes) for X of shape {X.shape} and Z of shape {Z.shape}: over the budget. "
-                "Compute K block by block (block_rows = max_memory // (4 * 8 * m) rows of X at a time) and "
-                "write each block into a K you allocated once")
-            break
-    fail("tiled_rbf_gram", problems)
+    if not same(_gram(value, probe), expected, rtol=check.rtol, atol=check.atol):
+        raise AssertionError("the values of K are wrong (see the values test); the memory test needs them right")
 
 
-def diagnose_tiled_gram(tiled, aspect="all"):
-    """Probe ``tiled_rbf_gram(X, Z, sigma, max_memory) -> K`` and name the mistake.
-
-    K[i, j] = exp(-‖X[i] − Z[j]‖² / (2σ²)) computed a block of rows at a time, with
-    ``block_rows = max_memory // (4 * 8 * m)`` (room for four float64 temporaries of
-    shape (block_rows, m)). Aspects: ``"values"`` (shape and values for budgets from one
-    row to all rows, a wrong exponent or a lost last block named; a ``ValueError`` when
-    X and Z have different numbers of columns or max_memory cannot hold one row),
-    ``"clamp"`` (nearly identical points far from the origin: no value above 1, the
-    squared distances clamped at 0) and ``"memory"`` (the memory allocated besides the
-    result K and copies of X and Z, measured with tracemalloc, stays under max_memory).
-
-    Raises
-    ------
-    AssertionError
-        Listing every problem found.
-
-    Lesson 06 (Gram matrices at scale).
-    """
+@comparison("memory")
+def _memory_used(value, expected, name, check, probe, answer):
+    """A measured call: its rows equal the student's own answer on those rows, its memory under the budget."""
     __tracebackhide__ = True
-    run(tiled_tests(aspect), tiled_rbf_gram=tiled)
+    X, Z, _, max_memory = probe.args
+    K = _gram(value, probe)
+    if not same(K[memory_rows(len(X))], expected, rtol=check.rtol, atol=check.atol):
+        raise AssertionError("the values of K are wrong (see the values test); the memory test needs them right")
+    if answer.peak_bytes is None:
+        raise AssertionError("the memory of your function could not be measured")
+    extra = answer.peak_bytes - K.nbytes
+    if extra > memory_allowance(len(X), len(Z), X.shape[1], max_memory):
+        raise AssertionError(
+            f"with max_memory={max_memory:,} your function allocated {extra:,} bytes besides the result K "
+            f"({K.nbytes:,} bytes) for X of shape {X.shape} and Z of shape {Z.shape}: over the budget. "
+            "Compute K block by block (block_rows = max_memory // (4 * 8 * m) rows of X at a time) and "
+            "write each block into a K you allocated once")
 
 
-# ------------------------------------------------------------- Exercise 2
-ONLY_CURRENT = ("you updated only the decision value of the sample that was misclassified: a mistake on "
-                "sample i changes the score of every training point j, F[j] += y_i (K[j, i] + 1)")
+def memory_rows(n):
+    """The rows of K a measured call is checked on: the first two, the middle one, the last two."""
+    return np.array([0, 1, n // 2, n - 2, n - 1])
 
 
-def unpack_incremental(answer):
-    """``(alpha, b)`` from an answer of ``train_incremental``, with clear failures."""
+def _alpha_b(value, probe):
+    """``(alpha, b)`` of ``train_incremental`` as a float array and a float, with clear failures."""
     __tracebackhide__ = True
-    alpha, b = unpack(answer.get(), "train_incremental", ("alpha", "b"))
-    n = len(answer.call.args[1])
-    check_shape(alpha, (n,), "the alpha returned by train_incremental")
+    alpha, b = value
+    check_shape(alpha, (len(probe.args[1]),), "the alpha returned by train_incremental")
     if np.ndim(b) != 0:
         raise AssertionError(f"the b returned by train_incremental should be a number, got shape {np.shape(b)}")
     try:
@@ -287,95 +210,108 @@ def unpack_incremental(answer):
         raise AssertionError("the b returned by train_incremental should be a number") from None
 
 
-def incremental_tests(aspect="all"):
-    """Tests of ``train_incremental(K, y, max_epochs)``: ``"counts"``, ``"bias"``, ``"first"``."""
-    P, tests = PROBES, []
-    KC, KB = P["counts_X"] @ P["counts_X"].T, P["bias_X"] @ P["bias_X"].T  # the inputs: linear Gram matrices
-    if aspect in ("all", "counts"):
-        tests.append(Test([Call("train_incremental", KC, P["counts_y"], 20),
-                           Call("train_incremental", np.ones((3, 4)), np.array([1, -1, 1]), 5)], _judge_counts))
-    if aspect in ("all", "bias"):
-        tests.append(Test([Call("train_incremental", KB, P["bias_y"], 20)], _judge_bias))
-    if aspect in ("all", "first"):
-        tests.append(Test([Call("train_incremental", KB, P["bias_y"], 1)], _judge_first))
-    return tests
-
-
-def _judge_counts(answers):
+@comparison("counts")
+def _counts(value, expected, name, check, probe, answer):
+    """alpha (and b when ``options["bias"]``), b always a number."""
     __tracebackhide__ = True
-    d, problems = _data()["incremental"]["counts"], []
-    alpha, _ = unpack_incremental(answers[0])
-    if not same(alpha, d["alpha"]):
-        if same(alpha, d["only_current"]):
-            problems.append(ONLY_CURRENT)
-        elif np.all(alpha == 0) or same(alpha, d["zero"]):
-            problems.append("sign(0) must count as a mistake: F starts at 0, so the first visit "
-                            "(y_0 F_0 = 0) is a mistake")
-        else:
-            problems.append(problem(check_close, alpha, d["alpha"], "alpha on a Gram matrix of 6 samples",
-                                    hint="visit 0..n-1 in order; on y_i F_i <= 0 add 1 to alpha_i and "
-                                         "y_i (K[:, i] + 1) to F"))
-    problems.append(problem(expect_raises, answers[1], "ValueError",
-                            "K has shape (3, 4), not (n, n) for n = len(y) = 3"))
-    fail("train_incremental", problems)
+    alpha, b = _alpha_b(value, probe)
+    check_close(alpha, expected[0], f"the alpha returned by {name}")
+    if check.options.get("bias"):
+        check_close(b, expected[1], f"the b returned by {name}")
 
 
-def _judge_bias(answers):
+@comparison("first_epoch")
+def _first_epoch(value, expected, name, check, probe, answer):
+    """One epoch: alpha in {0, 1} with alpha[0] = 1, whatever the rest of the counts."""
     __tracebackhide__ = True
-    d, problems = _data()["incremental"]["bias"], []
-    alpha, b = unpack_incremental(answers[0])
-    if not (same(alpha, d["alpha"]) and np.isclose(b, d["b"])):
-        if same(alpha, d["only_current"]):
-            problems.append(ONLY_CURRENT)
-        elif same(alpha, d["no_bias"]):
-            problems.append("your decision values ignore the bias: on a mistake b grows by y_i, so every "
-                            "score grows by y_i too — F += y_i (K[:, i] + 1), not y_i K[:, i]")
-        elif same(alpha, d["alpha"]) and b == 0:
-            problems.append("alpha is right but b stays 0: return the bias, which grows by y_i on each mistake")
-        elif same(alpha, d["alpha"]) and np.isclose(b, -d["b"]):
-            problems.append(f"alpha is right but b = {fmt(b)} has the wrong sign: b += y_i")
-        else:
-            problems.append(f"on K = X Xᵀ for X={fmt(PROBES['bias_X'])}, y={fmt(PROBES['bias_y'])} you returned "
-                            f"alpha={fmt(alpha)}, b={fmt(b)}: check the mistake counts and the bias (on a "
-                            "mistake b += y_i and F += y_i (K[:, i] + 1))")
-    fail("train_incremental", problems)
-
-
-def _judge_first(answers):
-    __tracebackhide__ = True
-    problems = []
-    alpha, _ = unpack_incremental(answers[0])
-    if answers[0].mutated:
-        problems.append("train_incremental changed the K or y passed in (work on your own arrays)")
+    alpha, _ = _alpha_b(value, probe)
     if alpha[0] != 1:
-        problems.append(f"after one epoch alpha[0] is {fmt(alpha[0])}: F starts at 0 and a score of exactly 0 "
-                        "is a mistake, so the first sample is always corrected once")
+        raise AssertionError(f"after one epoch alpha[0] is {fmt(alpha[0])}: F starts at 0 and a score of exactly "
+                             "0 is a mistake, so the first sample is always corrected once")
     elif not np.all(np.isin(alpha, (0, 1))):
-        problems.append(f"with max_epochs=1 each sample is visited once, so alpha holds 0 or 1; you returned "
-                        f"{fmt(alpha)}: run at most max_epochs epochs")
-    fail("train_incremental", problems)
+        raise AssertionError(f"with max_epochs=1 each sample is visited once, so alpha holds 0 or 1; you "
+                             f"returned {fmt(alpha)}: run at most max_epochs epochs")
 
 
-def diagnose_incremental(train, aspect="all"):
-    """Probe ``train_incremental(K, y, max_epochs) -> (alpha, b)`` and name the mistake.
+# ----------------------------------------------------------------- the exercises
+_P = PROBES
+_TX, _TZ, _TS = _P["tiled_X"], _P["tiled_Z"], _P["tiled_sigma"]
+_M = len(_TZ)
 
-    The rule: keep the decision values F of all n training points (F = 0 at the start);
-    visit 0..n-1; if y_i F_i <= 0, then alpha_i += 1, b += y_i and F += y_i (K[:, i] + 1)
-    — every point's value moves, by column i of K plus the bias step. Aspects:
-    ``"counts"`` (alpha on a Gram matrix where the bias never decides; updating only
-    F_i is named; a ``ValueError`` for a K that is not (n, n)), ``"bias"`` (alpha and b
-    where the bias matters; a bias left out of F is named) and ``"first"`` (one epoch:
-    alpha in {0, 1} with alpha_0 = 1 since a score of 0 is a mistake; inputs unchanged).
 
-    Raises
-    ------
-    AssertionError
-        Listing every problem found.
+def _tiled_text(X, Z, sigma, max_memory):
+    return f"tiled_rbf_gram(X={fmt(X)}, Z={fmt(Z)}, sigma={sigma:g}, max_memory={max_memory})"
 
-    Lesson 06 (Gram matrices at scale).
-    """
-    __tracebackhide__ = True
-    run(incremental_tests(aspect), train_incremental=train)
+
+TILED = Exercise(
+    "tiled_rbf_gram", "ex1-tiled", "the tiled Gram matrix", time_limit=20.0,
+    mistakes={
+        "sigma2": "your exponent is -‖x − z‖²/σ²; the RBF kernel divides by 2σ²",
+        "gamma": "you used sigma as γ: K = exp(-‖x − z‖² / (2σ²))",
+        "two_sigma": "you divided by 2σ instead of 2σ²: K = exp(-‖x − z‖² / (2σ²))",
+        "distance": "you used the distance ‖x − z‖, not its square",
+        "cross_sign": "the cross term has the wrong sign: ‖x − z‖² = ‖x‖² − 2 x·z + ‖z‖²",
+        "squared_distances": "you returned the squared distances; K = exp(-‖x − z‖² / (2σ²))",
+    },
+    checks=[
+        Check("ex1-tiled-tests-values", compare="gram", rtol=1e-9, atol=1e-12, hidden_label="new data",
+              mistakes=("sigma2", "gamma", "two_sigma", "distance", "cross_sign", "squared_distances"),
+              probes=[*(Probe((_TX, _TZ, _TS, b), label=_tiled_text(_TX, _TZ, _TS, b))
+                        for b in (4 * 8 * _M, 3 * 4 * 8 * _M, 10**6)),
+                      Probe((_TX, _TZ[:, :2], _TS, 10**6), raises="ValueError", why="X has 3 columns and Z has 2"),
+                      Probe((_TX, _TZ, _TS, 4 * 8 * _M - 1), raises="ValueError",
+                            why=f"max_memory={4 * 8 * _M - 1} cannot hold one row of temporaries (4 * 8 * m = "
+                                f"{4 * 8 * _M} bytes for m={_M})")]),
+        Check("ex1-tiled-tests-clamp", compare="unit_range", hidden_label="new points far from the origin",
+              probes=[Probe((_P["far_X"], _P["far_Z"], _P["far_sigma"], 10**6),
+                            label="nearly identical points far from the origin")]),
+        # the measured calls: K's rows compared with the student's own answer on those rows (probe 0,
+        # itself compared with the reference), so that no 700 x 600 K is stored as data
+        Check("ex1-tiled-tests-memory", compare="memory", rtol=1e-7, atol=1e-9, hidden_label="new data",
+              probes=[Probe((_P["memory_X"][_P["memory_rows"]], _P["memory_Z"], _P["memory_sigma"], 10**6),
+                            compare="memory_values", label="5 rows of the memory probe"),
+                      *(Probe((_P["memory_X"], _P["memory_Z"], _P["memory_sigma"], b), measured=True, like=0,
+                              label=f"X of shape (700, 20), Z of shape (600, 20), max_memory={b:,}")
+                        for b in _P["memory_budgets"])]),
+    ])
+
+_KC, _KB = _P["counts_X"] @ _P["counts_X"].T, _P["bias_X"] @ _P["bias_X"].T  # linear Gram matrices
+_BIAS_LABEL = f"K = X Xᵀ for X={fmt(_P['bias_X'])}, y={fmt(_P['bias_y'])}"
+_ONLY_CURRENT = ("you updated only the decision value of the sample that was misclassified: a mistake on "
+                 "sample i changes the score of every training point j, F[j] += y_i (K[j, i] + 1)")
+
+INCREMENTAL = Exercise(
+    "train_incremental", "ex2-incremental", "the incremental training", returns=("alpha", "b"),
+    mistakes={
+        "only_current": _ONLY_CURRENT,
+        "zero": "sign(0) must count as a mistake: F starts at 0, so the first visit (y_0 F_0 = 0) is a mistake",
+        "no_bias": "your decision values ignore the bias: on a mistake b grows by y_i, so every score grows by "
+                   "y_i too — F += y_i (K[:, i] + 1), not y_i K[:, i]",
+        "b_zero": "alpha is right but b stays 0: return the bias, which grows by y_i on each mistake",
+        "b_sign": "alpha is right but b has the wrong sign: b += y_i",
+        "in_place": "train_incremental changed the K or y passed in (work on your own arrays)",
+    },
+    checks=[
+        Check("ex2-incremental-tests-counts", compare="counts", mistakes=("only_current", "zero"),
+              hidden_label="new data",
+              hint="visit 0..n-1 in order; on y_i F_i <= 0 add 1 to alpha_i and y_i (K[:, i] + 1) to F",
+              probes=[Probe((_KC, _P["counts_y"], 20), label="a Gram matrix of 6 samples"),
+                      Probe((np.ones((3, 4)), np.array([1, -1, 1]), 5), raises="ValueError",
+                            why="K has shape (3, 4), not (n, n) for n = len(y) = 3")]),
+        Check("ex2-incremental-tests-bias", compare="counts", options={"bias": True}, hidden_label="new data",
+              mistakes=("only_current", "no_bias", "b_zero", "b_sign"),
+              hint="check the mistake counts and the bias (on a mistake b += y_i and F += y_i (K[:, i] + 1))",
+              probes=[Probe((_KB, _P["bias_y"], 20), label=_BIAS_LABEL)]),
+        Check("ex2-incremental-tests-first", compare="first_epoch", pure="in_place", hidden_label="new data",
+              probes=[Probe((_KB, _P["bias_y"], 1), label=f"{_BIAS_LABEL}, max_epochs=1")]),
+    ])
+
+#: Judged by its own tests (below): a mistake is named when the whole list of outcomes matches it,
+#: which a per-probe check cannot say; declared here so that its function has a reference.
+STORAGE = Exercise("choose_storage", "ex3-storage", "the storage plan", checks=[])
+
+LESSON = Lesson("lesson06", [TILED, INCREMENTAL, STORAGE])
+test = LESSON.test
 
 
 # ------------------------------------------------------------- Exercise 3

@@ -1,12 +1,14 @@
-"""Grader of assignment 06 (Gram matrices at scale): hidden tests and references.
+"""Grader of assignment 06 (Gram matrices at scale): references and hidden probes.
 
 Grader-only: never released, never visible to the student's code (the sandbox does
-not mount the course folder). ``cells()`` says, for each autograded test cell, which
-tests decide its points: the visible tests of ``kpcourse.checks.lesson06`` (replayed
-on the student's answers) and hidden tests built here. ``visible_data()`` computes the
-data the visible checks hold (expected outputs of their probes and the outputs of
-common mistakes); ``python -m kpcourse.grading checks-data 06-gram-at-scale`` writes it
-to ``kpcourse/checks/data/lesson06.json`` and a unit test keeps the two equal.
+not mount the course folder). Exercises 1 and 2 are declared in
+``kpcourse.checks.lesson06`` (probes, comparisons, named mistakes); here are their
+references (each named mistake as an option) and their hidden probes, drawn from the
+run's seed. Exercise 3 (``choose_storage``) keeps its own tests (a mistake is named
+from the whole list of outcomes): its reference ``storage_plan``, its visible data and
+its hidden cases are below, appended to the declared cells. ``python -m kpcourse.grading
+checks-data 06-gram-at-scale`` writes the visible data from ``visible_data()``; a unit
+test keeps the two equal.
 """
 
 import math
@@ -14,7 +16,9 @@ import math
 import numpy as np
 
 from kpcourse.checks import lesson06 as visible
-from kpcourse.checks._core import Call, Test, check_close, fail
+from kpcourse.checks._core import Call, Test, fail
+from kpcourse.checks.exercise import Probe
+from kpcourse.grading import declared
 from kpcourse.grading.spec import Cell
 from kpcourse.grading.testdata import random_separable
 
@@ -36,18 +40,36 @@ def rbf_trick(X, Z, gamma):
     return np.exp(-gamma * np.maximum(d2, 0.0))
 
 
-def rbf_mistakes(X, Z, sigma):
-    """What the common mistakes of Exercise 1 return (keys: lesson06._TILED_HINTS)."""
+def _mistaken_gram(X, Z, sigma, mistake):
     d2 = np.maximum(((X[:, None, :] - Z[None, :, :]) ** 2).sum(-1), 0.0)
-    return {
-        "sigma2": np.exp(-d2 / sigma ** 2),
-        "gamma": np.exp(-d2 * sigma),
-        "two_sigma": np.exp(-d2 / (2.0 * sigma)),
-        "distance": np.exp(-np.sqrt(d2) / (2.0 * sigma ** 2)),
-        "cross_sign": np.exp(-np.abs((X * X).sum(1)[:, None] + 2.0 * X @ Z.T + (Z * Z).sum(1)[None, :])
-                             / (2.0 * sigma ** 2)),
-        "squared_distances": d2,
-    }
+    if mistake == "cross_sign":
+        return np.exp(-np.abs((X * X).sum(1)[:, None] + 2.0 * X @ Z.T + (Z * Z).sum(1)[None, :])
+                      / (2.0 * sigma ** 2))
+    return {"sigma2": lambda: np.exp(-d2 / sigma ** 2), "gamma": lambda: np.exp(-d2 * sigma),
+            "two_sigma": lambda: np.exp(-d2 / (2.0 * sigma)),
+            "distance": lambda: np.exp(-np.sqrt(d2) / (2.0 * sigma ** 2)),
+            "squared_distances": lambda: d2}[mistake]()
+
+
+def tiled_rbf_gram(X, Z, sigma, max_memory, mistake=None):
+    """Exact differences on small inputs; on large ones the distance trick, clamped, a block of rows at a time."""
+    X, Z = np.asarray(X, float), np.asarray(Z, float)
+    if X.shape[1] != Z.shape[1]:
+        raise ValueError("X and Z need the same number of columns")
+    n, m = len(X), len(Z)
+    block = max_memory // (4 * 8 * m)
+    if block < 1:
+        raise ValueError("max_memory cannot hold one row")
+    if mistake is not None:
+        return _mistaken_gram(X, Z, sigma, mistake)
+    if n * m * X.shape[1] <= 10**6:
+        return rbf_exact(X, Z, sigma)
+    K, zz = np.empty((n, m)), (Z * Z).sum(1)
+    for a in range(0, n, block):
+        B = X[a:a + block]
+        d2 = (B * B).sum(1)[:, None] - 2.0 * B @ Z.T + zz[None, :]
+        K[a:a + block] = np.exp(-np.maximum(d2, 0.0, out=d2) / (2.0 * sigma ** 2))
+    return K
 
 
 def incremental(K, y, max_epochs, *, variant="right"):
@@ -71,6 +93,14 @@ def incremental(K, y, max_epochs, *, variant="right"):
         if made == 0:
             break
     return alpha, b
+
+
+def train_incremental(K, y, max_epochs=10, mistake=None):
+    K, y = np.asarray(K, float), np.asarray(y)
+    if K.shape != (len(y), len(y)):
+        raise ValueError("K must be (n, n)")
+    alpha, b = incremental(K, y, max_epochs, variant=mistake or "right")
+    return alpha, {"b_zero": 0.0, "b_sign": -b}.get(mistake, b)
 
 
 def _largest(fits, hi):
@@ -119,28 +149,25 @@ def storage_plan(n, d, max_value, max_bytes, *, mistake=None):
     return visible.REFUSED
 
 
+def choose_storage(n, d, max_value, max_bytes):
+    out = storage_plan(n, d, max_value, max_bytes)
+    if out == visible.REFUSED:
+        raise ValueError("no storage precision is safe: the matrix does not fit max_bytes or overflows")
+    return out
+
+
+REFERENCES = {"tiled_rbf_gram": tiled_rbf_gram, "train_incremental": train_incremental,
+              "choose_storage": choose_storage}
+
+
 def _dtypes(outcomes):
     return [o if o == visible.REFUSED else o[0] for o in outcomes]
 
 
-def visible_data():
-    """Expected outputs and common-mistake outputs of the visible probes."""
-    P = visible.PROBES
-    X, Z, sigma = P["tiled_X"], P["tiled_Z"], P["tiled_sigma"]
-    K = rbf_exact(X, Z, sigma)
-    mistakes = {k: v for k, v in rbf_mistakes(X, Z, sigma).items() if not np.allclose(v, K)}
-    tiled = {"K": K, "mistakes": mistakes,
-             "memory_rows": rbf_exact(P["memory_X"][P["memory_rows"]], P["memory_Z"], P["memory_sigma"])}
-    KC, KB = P["counts_X"] @ P["counts_X"].T, P["bias_X"] @ P["bias_X"].T
-    counts = {"alpha": incremental(KC, P["counts_y"], 20)[0],
-              "only_current": incremental(KC, P["counts_y"], 20, variant="only_current")[0],
-              "zero": incremental(KC, P["counts_y"], 20, variant="zero")[0]}
-    alpha, b = incremental(KB, P["bias_y"], 20)
-    bias = {"alpha": alpha, "b": float(b),
-            "only_current": incremental(KB, P["bias_y"], 20, variant="only_current")[0],
-            "no_bias": incremental(KB, P["bias_y"], 20, variant="no_bias")[0]}
+def _storage_data():
+    """Expected and mistaken outcomes of Exercise 3's visible cases (its own tests read them)."""
     storage = {}
-    for aspect, cases in P["storage"].items():
+    for aspect, cases in visible.PROBES["storage"].items():
         expected = [storage_plan(*c) for c in cases]
         wrong, tile = {}, aspect == "tile"
         for key in visible._TILE_MISTAKES if tile else visible._DTYPE_MISTAKES:
@@ -148,108 +175,72 @@ def visible_data():
             if (outputs if tile else _dtypes(outputs)) != (expected if tile else _dtypes(expected)):
                 wrong[key] = outputs
         storage[aspect] = {"expected": expected, "mistakes": wrong}
-    return {"tiled": tiled, "incremental": {"counts": counts, "bias": bias}, "storage": storage}
+    return storage
 
 
-# ------------------------------------------------------------- hidden tests
-def _tiled_new_data():
-    rng = np.random.default_rng(61)
-    calls, expected = [], []
+def visible_data():
+    """Expected outputs and common-mistake outputs of the visible probes."""
+    return {**declared.visible_data(visible.LESSON, REFERENCES), "storage": _storage_data()}
+
+
+# --------------------------------------------------------------- hidden probes
+def _tiled_new_data(rng):
+    probes = []
     for (n, m, d), sigma in (((37, 23, 5), 0.7), ((50, 50, 12), 3.0), ((1, 9, 3), 1.5)):
         A, C = rng.normal(size=(n, d)), rng.normal(size=(m, d))
-        for budget in (4 * 8 * m * 5, 10**7):
-            calls.append(Call("tiled_rbf_gram", A, C, sigma, budget))
-            expected.append(rbf_exact(A, C, sigma))
-    calls.append(Call("tiled_rbf_gram", np.ones((4, 3)), np.ones((5, 3)), 1.0, 100))
-
-    def judge(answers):
-        from kpcourse.checks._core import expect_raises
-
-        for a, e in zip(answers, expected, strict=False):
-            (n, d), m = a.call.args[0].shape, len(a.call.args[1])
-            check_close(visible.unpack_gram(a), e, f"tiled_rbf_gram on new data of shapes ({n}, {d}) and ({m}, {d})",
-                        rtol=1e-9, atol=1e-12)
-        expect_raises(answers[-1], "ValueError", "max_memory=100 is less than 4 * 8 * m = 160")
-    return Test(calls, judge)
+        probes += [Probe((A, C, sigma, budget)) for budget in (4 * 8 * m * 5, 10**7)]
+    return [*probes, Probe((np.ones((4, 3)), np.ones((5, 3)), 1.0, 100), raises="ValueError",
+                           why="max_memory=100 is less than 4 * 8 * m = 160")]
 
 
-def _tiled_far_from_origin():
-    rng = np.random.default_rng(62)
+def _tiled_far_from_origin(rng):
     far = -3e4 + rng.normal(size=(50, 8))
-
-    def judge(answers):
-        K = visible.unpack_gram(answers[0])
-        if not (np.all(np.isfinite(K)) and K.max() <= 1.0 and K.min() >= 0.0):
-            fail("tiled_rbf_gram", ["on new points far from the origin K has values outside [0, 1]: clamp the "
-                                    "squared distances at 0"])
-    return Test([Call("tiled_rbf_gram", far, far[::-1].copy(), 0.02, 10**6)], judge)
+    return [Probe((far, far[::-1].copy(), 0.02, 10**6))]
 
 
-def _tiled_memory_new_data():
-    # seed 63 as before, smaller (was 1,200 x 1,800) so that the answers, K included, stay small
-    rng = np.random.default_rng(63)
+def _tiled_memory_new_data(rng):
+    """1,000 x 700 (K 5.6 MB, the answers included stay under answer_bytes), five rows checked."""
     A, C = rng.normal(size=(1000, 30)), rng.normal(size=(700, 30))
-    rows = np.array([0, 499, 999])
-    want = rbf_exact(A[rows], C, 5.0)
-    calls = [Call.measured("tiled_rbf_gram", A, C, 5.0, b) for b in (400_000, 2_000_000)]
-
-    def judge(answers):
-        for a in answers:
-            K, budget = visible.unpack_gram(a), a.call.args[3]
-            check_close(K[rows], want, "K on new data", rtol=1e-7, atol=1e-9)
-            # peak_bytes: tracemalloc's peak in the student's process, the one figure it reports itself
-            extra = (a.peak_bytes if a.peak_bytes is not None else np.inf) - K.nbytes
-            if extra > visible.memory_allowance(len(A), len(C), A.shape[1], budget):
-                fail("tiled_rbf_gram", [f"with max_memory={budget:,} on new data your function allocated "
-                                        f"{extra:,} bytes besides K: over the budget"])
-    return Test(calls, judge, time_limit=20.0)
+    return [Probe((A[visible.memory_rows(len(A))], C, 5.0, 10**6), compare="memory_values"),
+            *(Probe((A, C, 5.0, b), measured=True, like=0) for b in (400_000, 2_000_000))]
 
 
-def _incremental_counts_new_data():
-    calls, expected = [], []
-    for seed in (64, 65):
+def _incremental_counts_new_data(rng):
+    probes = []
+    for _ in range(2):
         # far from the origin, separable through it: the bias never decides a mistake
-        X, y = random_separable(40, 3, margin=0.05, offset=False, scale=100.0, random_state=seed)
-        K = X @ X.T
-        calls.append(Call("train_incremental", K, y, 100))
-        expected.append(incremental(K, y, 100)[0])
-
-    def judge(answers):
-        for a, e in zip(answers, expected, strict=True):
-            alpha, _ = visible.unpack_incremental(a)
-            check_close(alpha, e, "alpha on new data", hint="alpha[i] counts the mistakes on sample i")
-    return Test(calls, judge)
+        X, y = random_separable(40, 3, margin=0.05, offset=False, scale=100.0, random_state=rng)
+        probes.append(Probe((X @ X.T, y, 100)))
+    return probes
 
 
-def _incremental_bias_new_data():
+def _incremental_bias_new_data(rng):
     from kpcourse.datasets import circles, load_mnist
 
-    Xc, yc = circles(60, noise=0.05, random_state=66)
+    Xc, yc = circles(60, noise=0.05, random_state=rng)
     img, lab = load_mnist("train", n=300)
-    Xm, ym = img.reshape(300, -1) / 255.0, np.where(lab == 3, 1, -1)  # "is it a 3?"
-    cases = ((rbf_trick(Xc, Xc, 1.0 / (2 * 0.5 ** 2)), yc, 30, "circles, RBF"),
-             (rbf_trick(Xm, Xm, 0.02), ym, 4, "300 digits, RBF"))
-    calls = [Call("train_incremental", K, y, epochs) for K, y, epochs, _ in cases]
-    expected = [(*incremental(K, y, epochs), what) for K, y, epochs, what in cases]
-
-    def judge(answers):
-        for a, (ra, rb, what) in zip(answers, expected, strict=True):
-            alpha, b = visible.unpack_incremental(a)
-            check_close(alpha, ra, f"alpha on new data ({what})")
-            check_close(b, rb, f"b on new data ({what})")
-    return Test(calls, judge)
+    order = rng.permutation(300)
+    Xm, ym = img.reshape(300, -1)[order] / 255.0, np.where(lab[order] == 3, 1, -1)  # "is it a 3?"
+    return [Probe((rbf_trick(Xc, Xc, 1.0 / (2 * 0.5 ** 2)), yc, 30)), Probe((rbf_trick(Xm, Xm, 0.02), ym, 4))]
 
 
-def _incremental_first_new_data():
-    X, y = random_separable(30, 2, random_state=67)
-
-    def judge(answers):
-        alpha, _ = visible.unpack_incremental(answers[0])
-        if not (alpha[0] == 1 and np.isin(alpha, (0, 1)).all()):
-            fail("train_incremental", ["after one epoch on new data alpha should hold 0 or 1, with alpha[0] = 1"])
-    return Test([Call("train_incremental", X @ X.T, y, 1)], judge)
+def _incremental_first_new_data(rng):
+    X, y = random_separable(30, 2, random_state=rng)
+    return [Probe((X @ X.T, y, 1))]
 
 
+HIDDEN = {"ex1-tiled-tests-values": _tiled_new_data, "ex1-tiled-tests-clamp": _tiled_far_from_origin,
+          "ex1-tiled-tests-memory": _tiled_memory_new_data,
+          "ex2-incremental-tests-counts": _incremental_counts_new_data,
+          "ex2-incremental-tests-bias": _incremental_bias_new_data,
+          "ex2-incremental-tests-first": _incremental_first_new_data}
+
+OPTIONS = {"ex1-tiled-tests-values": {"forbidden": TILED_FORBIDDEN},
+           "ex1-tiled-tests-clamp": {"forbidden": TILED_FORBIDDEN},
+           "ex1-tiled-tests-memory": {"forbidden": TILED_FORBIDDEN, "answer_bytes": 32 * 2**20}}  # 23 MB
+
+
+# ------------------------------------------------- Exercise 3: its own hidden cases
 def _storage_cases(seed, values, count=30):
     """Random (n, d, max_value, max_bytes) around the thresholds where the choice changes."""
     rng = np.random.default_rng(seed)
@@ -293,29 +284,10 @@ def _storage_new_cases(aspect):
     return Test(calls, judge)
 
 
-def cells():
-    """The tests that decide each autograded cell of assignment 06."""
-    tiled = "the tiled Gram matrix"
-    train = "the incremental training"
-    plan = "the storage plan"
-    return {
-        "ex1-tiled-tests-values": Cell("ex1-tiled", tiled, [*visible.tiled_tests("values"), _tiled_new_data()],
-                                       forbidden=TILED_FORBIDDEN),
-        "ex1-tiled-tests-clamp": Cell("ex1-tiled", tiled, [*visible.tiled_tests("clamp"), _tiled_far_from_origin()],
-                                      forbidden=TILED_FORBIDDEN),
-        "ex1-tiled-tests-memory": Cell("ex1-tiled", tiled,
-                                       [*visible.tiled_tests("memory"), _tiled_memory_new_data()],
-                                       forbidden=TILED_FORBIDDEN, answer_bytes=32 * 2**20),  # 23 MB
-        "ex2-incremental-tests-counts": Cell("ex2-incremental", train, [*visible.incremental_tests("counts"),
-                                                                        _incremental_counts_new_data()]),
-        "ex2-incremental-tests-bias": Cell("ex2-incremental", train, [*visible.incremental_tests("bias"),
-                                                                      _incremental_bias_new_data()]),
-        "ex2-incremental-tests-first": Cell("ex2-incremental", train, [*visible.incremental_tests("first"),
-                                                                        _incremental_first_new_data()]),
-        "ex3-storage-tests-memory": Cell("ex3-storage", plan, [*visible.storage_tests("memory"),
-                                                               _storage_new_cases("memory")]),
-        "ex3-storage-tests-overflow": Cell("ex3-storage", plan, [*visible.storage_tests("overflow"),
-                                                                 _storage_new_cases("overflow")]),
-        "ex3-storage-tests-tile": Cell("ex3-storage", plan, [*visible.storage_tests("tile"),
-                                                             _storage_new_cases("tile")]),
-    }
+def cells(seed=None):
+    """The tests that decide each autograded cell (hidden probes of Exercises 1 and 2 drawn from ``seed``)."""
+    out = declared.cells(visible.LESSON, REFERENCES, HIDDEN, options=OPTIONS, seed=seed)
+    for aspect in ("memory", "overflow", "tile"):
+        out[f"ex3-storage-tests-{aspect}"] = Cell(visible.STORAGE.solution, visible.STORAGE.what,
+                                                  [*visible.storage_tests(aspect), _storage_new_cases(aspect)])
+    return out
