@@ -129,11 +129,12 @@ def test_probe_variants_differ():
     online = d["online"]
     for key, m in online["mistakes"].items():
         assert not (_core.same(m["alpha"], online["tiny"]["alpha"]) and _core.same(m["b"], online["tiny"]["b"])), key
-    assert len(np.unique(d["ovr"]["labels"])) == 3
-    for pick in ("argmax", "argmin"):
-        ok = d["ovr"]["labels"] if pick == "argmax" else d["ovr"]["argmin"]
-        for key, labels in d["ovr"]["mistakes"][pick].items():
-            assert not np.array_equal(labels, ok), (pick, key)
+    basic, scores = checks.LESSON.data["ex1-ovr-tests"], checks.LESSON.data["ex1-ovr-tests-scores"]
+    labels, argmin = basic["expected"][0], basic["mistaken"][0]["argmin"]
+    assert len(np.unique(labels)) == 3 and not np.array_equal(labels, argmin)
+    assert np.array_equal(scores["expected"][0], labels)
+    for key, wrong in scores["mistaken"][0].items():  # neither pick of the extreme score accepts a mistake
+        assert not np.array_equal(wrong, labels) and not np.array_equal(wrong, argmin), key
     first = d["new"]["expected"][0]
     for key, flawed in first["flawed"].items():
         assert not all(_core.same(flawed[k], first[k]) for k in ("alpha", "b", "Y_pm")), key
@@ -224,25 +225,26 @@ def make_ovr(pick=np.argmax, use_y=True, use_b=True, indices=False, check=True):
 
 
 def test_ovr_solution_passes_visible_and_hidden():
-    checks.diagnose_ovr_predict(FUNCTIONS["ovr_predict"])
-    checks.diagnose_ovr_predict(make_ovr())
+    for gid in ("ex1-ovr-tests", "ex1-ovr-tests-scores"):
+        checks.test(gid, FUNCTIONS["ovr_predict"])
+        checks.test(gid, make_ovr())
     for gid in ("ex1-ovr-tests", "ex1-ovr-tests-scores"):
         CELLS[gid].judge_here(FUNCTIONS)
 
 
 def test_ovr_argmin_fails_only_the_basic_cell():
     f = make_ovr(pick=np.argmin)
-    checks.diagnose_ovr_predict(f, aspect="scores")
-    assert "lowest score (argmin)" in _message(checks.diagnose_ovr_predict, f, aspect="basic")
+    checks.test("ex1-ovr-tests-scores", f)
+    assert "lowest score (argmin)" in _message(checks.test, "ex1-ovr-tests", f)
     assert not _passes(CELLS["ex1-ovr-tests"], _with(ovr_predict=f))
     assert _passes(CELLS["ex1-ovr-tests-scores"], _with(ovr_predict=f))
 
 
 def test_ovr_names_score_mistakes():
-    assert "ignore the bias" in _message(checks.diagnose_ovr_predict, make_ovr(use_b=False), aspect="scores")
-    assert "ignore the labels Y_pm" in _message(checks.diagnose_ovr_predict, make_ovr(use_y=False), aspect="scores")
-    assert "column indices" in _message(checks.diagnose_ovr_predict, make_ovr(indices=True), aspect="basic")
-    checks.diagnose_ovr_predict(make_ovr(check=False), aspect="basic")  # numpy's matmul raises ValueError
+    assert "ignore the bias" in _message(checks.test, "ex1-ovr-tests-scores", make_ovr(use_b=False))
+    assert "ignore the labels Y_pm" in _message(checks.test, "ex1-ovr-tests-scores", make_ovr(use_y=False))
+    assert "column indices" in _message(checks.test, "ex1-ovr-tests", make_ovr(indices=True))
+    checks.test("ex1-ovr-tests", make_ovr(check=False))  # numpy's matmul raises ValueError
     assert not _passes(CELLS["ex1-ovr-tests-scores"], _with(ovr_predict=make_ovr(use_b=False)))
 
 

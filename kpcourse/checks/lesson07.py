@@ -1,9 +1,12 @@
 """Checks of assignment 07 (MNIST on the GPU): the one-vs-rest prediction, and the trainer
 and predictor of the debugging exercise judged on what they do once fixed.
 
-Each ``diagnose_*`` runs fixed probes on the student's function and names the likely
-mistake; ``*_tests(aspect)`` returns the same probes as :class:`~._core.Test` objects,
-which the grader replays on the student's answers. The expected outputs and the
+Exercise 1 (``ovr_predict``) is declared once (:mod:`kpcourse.checks.exercise`): probes,
+comparisons, named mistakes; in the notebook ``checks.lesson07.test("ex1-ovr-tests",
+ovr_predict)``. Exercises 2 and 3 (the debugging exercise) keep their own tests: each
+``diagnose_*`` runs fixed probes on the student's function and names the likely mistake
+from the whole of a cell's answers; ``*_tests(aspect)`` returns the same probes as
+:class:`~._core.Test` objects, which the grader replays. The expected outputs and the
 outputs of common mistakes (among them the flaws of the trainer the assignment hands
 out, alone and together) are data (``data/lesson07.json``, written from the grader's
 references); no perceptron and no kernel lives here.
@@ -15,6 +18,7 @@ never which line to change: finding the flaws is the exercise.
 from __future__ import annotations
 
 import functools
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -22,18 +26,16 @@ from kpcourse.checks._core import (
     Call,
     Test,
     check_shape,
-    expect_raises,
     fail,
     fmt,
     load_data,
-    problem,
     run,
-    same,
     unpack,
 )
+from kpcourse.checks.exercise import Check, Exercise, Lesson, Probe, comparison, same
 
-__all__ = ["diagnose_ovr_predict", "diagnose_fixed_train", "diagnose_fixed_predict", "ovr_tests",
-           "train_tests", "predict_tests", "unpack_train", "unpack_labels", "digit_like"]
+__all__ = ["LESSON", "test", "OvrProbe", "diagnose_fixed_train", "diagnose_fixed_predict", "train_tests",
+           "predict_tests", "unpack_train", "unpack_labels", "digit_like"]
 
 
 def digit_like(labels, seed):
@@ -127,24 +129,7 @@ def _points(key):
     return _DIGITS[key]
 
 
-def _args(probe):
-    """``(degree, gamma, coef0)`` as keywords."""
-    return {"degree": probe[0], "gamma": probe[1], "coef0": probe[2]}
-
-
 # --------------------------------------------------------------- Exercise 1
-def ovr_tests(aspect="all"):
-    """Tests of ``ovr_predict(K_test_train, alpha, Y_pm, b, classes)``: ``"basic"``, ``"scores"``."""
-    P, tests = PROBES["ovr"], []
-    main = Call("ovr_predict", P["K"], P["alpha"], P["Y_pm"], P["b"], P["classes"])
-    if aspect in ("all", "basic"):
-        bad = Call("ovr_predict", np.ones((2, 5)), P["alpha"], P["Y_pm"], P["b"], P["classes"])
-        tests.append(Test([main, bad], _judge_ovr_basic))
-    if aspect in ("all", "scores"):
-        tests.append(Test([main], _judge_ovr_scores))
-    return tests
-
-
 def unpack_labels(answer, m, name):
     """The labels an answer holds, as an array of shape (m,)."""
     __tracebackhide__ = True
@@ -153,72 +138,72 @@ def unpack_labels(answer, m, name):
     return np.asarray(got)
 
 
-def _ovr_text():
-    P = PROBES["ovr"]
-    return (f"ovr_predict(K_test_train={fmt(P['K'])}, alpha={fmt(P['alpha'])}, Y_pm={fmt(P['Y_pm'])}, "
-            f"b={fmt(P['b'])}, classes={fmt(P['classes'])})")
+@dataclass
+class OvrProbe(Probe):
+    """A probe of ``ovr_predict`` whose scores are judged with the student's own pick of the extreme score.
 
-
-def _judge_ovr_basic(answers):
-    __tracebackhide__ = True
-    P, d, problems = PROBES["ovr"], _data()["ovr"], []
-    arr = unpack_labels(answers[0], len(P["K"]), "ovr_predict for 6 test points")
-    if not np.all(np.isin(arr, P["classes"])):
-        if np.all(np.isin(arr, np.arange(len(P["classes"])))):
-            problems.append("you returned column indices 0..C-1; return the labels classes[index]")
-        else:
-            problems.append(f"ovr_predict returned {fmt(arr)}, not labels from classes={fmt(P['classes'])}")
-    elif same(arr, d["argmin"]) and not same(arr, d["labels"]):
-        problems.append("you picked the class with the lowest score (argmin): one-vs-rest predicts the "
-                        "class whose scorer is most confident, the largest score (argmax)")
-    elif not same(arr, d["labels"]):
-        problems.append(f"{_ovr_text()} gave {fmt(arr)}: {int((arr != d['labels']).sum())} label(s) are wrong")
-    problems.append(problem(expect_raises, answers[1], "ValueError",
-                            "K_test_train has 5 columns but alpha has 4 (one per training point)"))
-    fail("ovr_predict", problems)
-
-
-_OVR_HINTS = {
-    "no_y": "your scores ignore the labels Y_pm: S[t, c] = Σ_j alpha[c, j] Y_pm[j, c] K[t, j] + b[c]",
-    "no_b": "your scores ignore the bias b: S[t, c] = Σ_j alpha[c, j] Y_pm[j, c] K[t, j] + b[c]",
-    "no_alpha": "your scores ignore the mistake counts alpha: S[t, c] = Σ_j alpha[c, j] Y_pm[j, c] K[t, j] + b[c]",
-}
-
-
-def _judge_ovr_scores(answers):
-    """The scores, judged with the student's own choice of argmax or argmin (one mistake, one cell)."""
-    __tracebackhide__ = True
-    P, d = PROBES["ovr"], _data()["ovr"]
-    arr = unpack_labels(answers[0], len(P["K"]), "ovr_predict for 6 test points")
-    pick = "argmin" if same(arr, d["argmin"]) and not same(arr, d["labels"]) else "argmax"
-    ok = d["labels"] if pick == "argmax" else d["argmin"]
-    if same(arr, ok):
-        return
-    named = [hint for key, hint in _OVR_HINTS.items() if same(arr, d["mistakes"][pick][key])]
-    fail("ovr_predict", [named[0] if named else
-                         f"the scores behind your labels {fmt(arr)} are not "
-                         "S[t, c] = Σ_j alpha[c, j] Y_pm[j, c] K_test_train[t, j] + b[c]"])
-
-
-def diagnose_ovr_predict(predict, aspect="all"):
-    """Probe ``ovr_predict(K_test_train, alpha, Y_pm, b, classes) -> labels`` and name the mistake.
-
-    The scores are S[t, c] = Σ_j alpha[c, j] Y_pm[j, c] K_test_train[t, j] + b[c] and the
-    label of test point t is ``classes[argmax_c S[t, c]]``. Aspects: ``"basic"`` (shape,
-    labels taken from ``classes``, argmax not argmin, a ``ValueError`` when the columns of
-    K_test_train do not match alpha) and ``"scores"`` (the labels Y_pm and the bias b enter
-    the scores; judged with the student's own choice of argmax or argmin, so that one
-    mistake fails one cell).
-
-    Raises
-    ------
-    AssertionError
-        Listing every problem found.
-
-    Lesson 07 (MNIST on the GPU).
+    ``argmin``: the labels of the lowest scores, also accepted (the basic check judges the pick);
+    the grader sets it on its hidden probes, the visible ones read it from the data.
     """
+
+    argmin: object = None
+
+
+def _labels_of(value, probe, name):
     __tracebackhide__ = True
-    run(ovr_tests(aspect), ovr_predict=predict)
+    check_shape(value, (len(probe.args[0]),), name)
+    return np.asarray(value)
+
+
+@comparison("l07_ovr_labels")
+def _ovr_labels(value, expected, name, check, probe, answer):
+    """Labels taken from ``classes`` (column indices named), then equal to the expected ones."""
+    __tracebackhide__ = True
+    arr, classes = _labels_of(value, probe, name), np.asarray(probe.args[4])
+    if not np.all(np.isin(arr, classes)):
+        if np.all(np.isin(arr, np.arange(len(classes)))):
+            raise AssertionError(OVR.mistakes["indices"])
+        raise AssertionError(f"{name} returned {fmt(arr)}, not labels from classes={fmt(classes)}")
+    if not same(arr, expected):
+        raise AssertionError(f"{name} gave {fmt(arr)}: {int((arr != np.asarray(expected)).sum())} label(s) are wrong")
+
+
+@comparison("l07_ovr_scores")
+def _ovr_scores(value, expected, name, check, probe, answer):
+    """The labels of the right scores, with the student's own choice of argmax or argmin."""
+    __tracebackhide__ = True
+    arr = _labels_of(value, probe, name)
+    argmin = probe.argmin if probe.argmin is not None else LESSON.data["ex1-ovr-tests"]["mistaken"][0]["argmin"]
+    if not (same(arr, expected) or same(arr, argmin)):
+        raise AssertionError(f"the scores behind the labels of {name} are not "
+                             "S[t, c] = Σ_j alpha[c, j] Y_pm[j, c] K_test_train[t, j] + b[c]")
+
+
+_S = "S[t, c] = Σ_j alpha[c, j] Y_pm[j, c] K[t, j] + b[c]"
+_O = PROBES["ovr"]
+_OVR_ARGS = (_O["K"], _O["alpha"], _O["Y_pm"], _O["b"], _O["classes"])
+_OVR_LABEL = f"6 test points (classes={fmt(_O['classes'])})"
+
+OVR = Exercise(
+    "ovr_predict", "ex1-ovr", "the one-vs-rest prediction",
+    mistakes={
+        "indices": "you returned column indices 0..C-1; return the labels classes[index]",
+        "argmin": "you picked the class with the lowest score (argmin): one-vs-rest predicts the class whose "
+                  "scorer is most confident, the largest score (argmax)",
+        "no_y": f"your scores ignore the labels Y_pm: {_S}",
+        "no_b": f"your scores ignore the bias b: {_S}",
+        "no_alpha": f"your scores ignore the mistake counts alpha: {_S}",
+    },
+    checks=[
+        Check("ex1-ovr-tests", compare="l07_ovr_labels", mistakes=("argmin", "indices"), hidden_label="new digits",
+              probes=[Probe(_OVR_ARGS, label=_OVR_LABEL),
+                      Probe((np.ones((2, 5)), *_OVR_ARGS[1:]), raises="ValueError",
+                            why="K_test_train has 5 columns but alpha has 4 (one per training point)")]),
+        # judged with the student's own choice of argmax or argmin: one mistake fails one cell
+        Check("ex1-ovr-tests-scores", compare="l07_ovr_scores", mistakes=("no_y", "no_b", "no_alpha"),
+              hidden_label="new digits (classes 2, 5, 9, fractional coefficients)",
+              probes=[OvrProbe(_OVR_ARGS, label=_OVR_LABEL)]),
+    ])
 
 
 # --------------------------------------------------------------- Exercise 2
@@ -513,3 +498,14 @@ def diagnose_fixed_predict(predict, aspect="all"):
     """
     __tracebackhide__ = True
     run(predict_tests(aspect), fixed_predict=predict)
+
+
+#: Exercises 2 and 3 keep their own tests (``train_tests``, ``predict_tests``): their hints are read from
+#: the whole of a cell's answers (the student's own order of updates, flaws named together, y changed in
+#: place, the epochs counted on twin points), which a per-probe declaration cannot say; declared here so
+#: that their functions have references.
+TRAIN = Exercise("fixed_train", "ex2-train", "the fixed trainer", checks=[])
+PREDICT = Exercise("fixed_predict", "ex3-predict", "the fixed predictor", checks=[])
+
+LESSON = Lesson("lesson07", [OVR, TRAIN, PREDICT])
+test = LESSON.test

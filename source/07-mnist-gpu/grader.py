@@ -1,10 +1,12 @@
 """Grader of assignment 07 (MNIST on the GPU): hidden tests and references.
 
 Grader-only: never released, never visible to the student's code (the sandbox does
-not mount the course folder). ``cells()`` says, for each autograded test cell, which
-tests decide its points: the visible tests of ``kpcourse.checks.lesson07`` (replayed
-on the student's answers) and hidden tests built here. ``visible_data()`` computes the
-data the visible checks hold (expected outputs of their probes and the outputs of
+not mount the course folder). Exercise 1 (``ovr_predict``) is declared in
+``kpcourse.checks.lesson07``: here are its reference (each named mistake as an option)
+and its hidden probes, drawn from the run's seed. Exercises 2 and 3 keep their own
+tests: ``cells(seed)`` appends, for each of their cells, the visible tests of
+``kpcourse.checks.lesson07`` (replayed on the student's answers) and hidden tests built
+here. ``visible_data()`` computes the data the visible checks hold (expected outputs of their probes and the outputs of
 common mistakes, among them the handed-out trainer's flaws alone and together);
 ``python -m kpcourse.grading checks-data 07-mnist-gpu`` writes it to
 ``kpcourse/checks/data/lesson07.json`` and a unit test keeps the two equal.
@@ -20,6 +22,8 @@ import numpy as np
 
 from kpcourse.checks import lesson07 as visible
 from kpcourse.checks._core import Call, Test, check_close, fail
+from kpcourse.checks.exercise import Probe
+from kpcourse.grading import declared
 from kpcourse.grading.spec import Cell
 
 FORBIDDEN = ("kpcourse", "sklearn", "scipy")
@@ -117,18 +121,31 @@ def _aby(out):
     return {"alpha": out[0], "b": out[1], "Y_pm": out[2]}
 
 
-def visible_data():
-    """Expected outputs and common-mistake outputs of the visible probes."""
-    P = visible.PROBES
-    O = P["ovr"]
-    S = scores(O["K"], O["alpha"], O["Y_pm"], O["b"])
-    variants = {"no_y": scores(O["K"], O["alpha"], np.ones_like(O["Y_pm"]), O["b"]),
-                "no_b": scores(O["K"], O["alpha"], O["Y_pm"], 0 * O["b"]),
-                "no_alpha": scores(O["K"], np.ones_like(O["alpha"]), O["Y_pm"], O["b"])}
-    ovr = {"labels": O["classes"][S.argmax(1)], "argmin": O["classes"][S.argmin(1)],
-           "mistakes": {pick: {k: O["classes"][getattr(V, pick)(1)] for k, V in variants.items()}
-                        for pick in ("argmax", "argmin")}}
+def ovr_predict(K_test_train, alpha, Y_pm, b, classes, mistake=None):
+    """Labels of the largest one-vs-rest scores; ``mistake`` one of lesson07's named ones."""
+    K, alpha, Y = np.asarray(K_test_train, float), np.asarray(alpha, float), np.asarray(Y_pm, float)
+    if K.shape[1] != alpha.shape[1]:
+        raise ValueError("K_test_train has one column per training point, as alpha")
+    S = scores(K, np.ones_like(alpha) if mistake == "no_alpha" else alpha,
+               np.ones_like(Y) if mistake == "no_y" else Y, 0 * np.asarray(b, float) if mistake == "no_b" else b)
+    index = S.argmin(1) if mistake == "argmin" else S.argmax(1)
+    return index if mistake == "indices" else np.asarray(classes)[index]
 
+
+def fixed_train(X, y, classes, max_epochs=5, degree=4, gamma=1.0, coef0=1.0, mistake=None):
+    return fit(X, y, classes, max_epochs, degree, gamma, coef0)
+
+
+def fixed_predict(X_new, X, alpha, Y_pm, b, classes, degree=4, gamma=1.0, coef0=1.0, mistake=None):
+    return predict(X_new, X, alpha, Y_pm, b, classes, degree, gamma, coef0)
+
+
+REFERENCES = {"ovr_predict": ovr_predict, "fixed_train": fixed_train, "fixed_predict": fixed_predict}
+
+
+def visible_data():
+    """Expected outputs and common-mistake outputs of the visible probes (Exercise 1 declared)."""
+    P = visible.PROBES
     on = P["online"]
     online = {"tiny": _ab(fit(*on["tiny"])), "four": _ab(fit(*on["four"])),
               "mistakes": {"batch": _ab(fit(*on["tiny"], flaws=("online",))),
@@ -163,7 +180,8 @@ def visible_data():
     predict_precision = {"expected": predict(*points, classes, *kernel),
                          "overflow": predict(*points, classes, *kernel, flaws=("precision",)),
                          "kmax": float(poly(points[0], points[1], *kernel).max())}
-    return {"ovr": ovr, "online": online, "labels": labels, "precision": precision, "new": new,
+    return {**declared.visible_data(visible.LESSON, REFERENCES), "online": online, "labels": labels,
+            "precision": precision, "new": new,
             "predict_labels": predict_labels, "predict_precision": predict_precision}
 
 
@@ -199,39 +217,31 @@ def small_classes(n, n_classes, seed, labels):
 
 
 # ------------------------------------------------------------- hidden tests
-def _ovr_new_digits():
+def _ovr_new_digits(rng):
+    """300 training digits, 200 new ones, the degree-4 kernel: the labels of the trained scorers."""
     X, y = mnist()
-    Xt, yt, Xq = X[:300], y[:300], X[300:500]
+    order = rng.permutation(len(X))
+    Xt, yt, Xq = X[order[:300]], y[order[:300]], X[order[300:500]]
     classes = np.unique(yt)
-    alpha, b = ovr_train(poly(Xt, Xt, 4, 0.02, 1.0), ovr_labels(yt, classes), 3)
-    Y, Kq = ovr_labels(yt, classes), poly(Xq, Xt, 4, 0.02, 1.0)
-    want = classes[scores(Kq, alpha, Y, b).argmax(1)]
-
-    def judge(answers):
-        check_close(visible.unpack_labels(answers[0], len(Xq), "ovr_predict on new digits"), want,
-                    "ovr_predict on new digits")
-    return Test([Call("ovr_predict", Kq, alpha, Y, b, classes)], judge)
+    Y = ovr_labels(yt, classes)
+    alpha, b = ovr_train(poly(Xt, Xt, 4, 0.02, 1.0), Y, 3)
+    return [Probe((poly(Xq, Xt, 4, 0.02, 1.0), alpha, Y, b, classes))]
 
 
-def _ovr_scores_new_digits():
+def _ovr_scores_new_digits(rng):
+    """Classes 2, 5, 9, the linear kernel, fractional coefficients (as averaged ones are)."""
     X, y = mnist()
-    keep = np.flatnonzero(np.isin(y[:300], (2, 5, 9)))
-    Xt, yt, Xq = X[keep], y[keep], X[300:500]
+    order = rng.permutation(len(X))
+    train, Xq = order[:300], X[order[300:500]]
+    keep = train[np.isin(y[train], (2, 5, 9))]
+    Xt, yt = X[keep], y[keep]
     classes = np.array([2, 5, 9])
     Y = ovr_labels(yt, classes)
     alpha, b = ovr_train(Xt @ Xt.T, Y, 4)
-    rng = np.random.default_rng(71)
-    alpha = alpha * rng.uniform(0.2, 1.0, alpha.shape)  # fractional coefficients, as averaged ones are
+    alpha = alpha * rng.uniform(0.2, 1.0, alpha.shape)
     b = b * 0.7
-    S = scores(Xq @ Xt.T, alpha, Y, b)
-
-    def judge(answers):
-        got = visible.unpack_labels(answers[0], len(Xq), "ovr_predict on new digits")
-        # judged with the student's own choice of the extreme score (argmax is the basic test's business)
-        if not any(np.array_equal(got, classes[pick(S, axis=1)]) for pick in (np.argmax, np.argmin)):
-            fail("ovr_predict", ["the scores behind ovr_predict's labels are wrong on new digits (classes 2, 5, 9, "
-                                 "fractional coefficients)"])
-    return Test([Call("ovr_predict", Xq @ Xt.T, alpha, Y, b, classes)], judge)
+    K = Xq @ Xt.T
+    return [visible.OvrProbe((K, alpha, Y, b, classes), argmin=classes[scores(K, alpha, Y, b).argmin(1)])]
 
 
 def _train_call(X, y, classes, max_epochs, degree, gamma, coef0):
@@ -336,12 +346,14 @@ def _predict_precision_new_digits():
     return Test([_predict_call(*c) for c in cases], judge)
 
 
-def cells():
-    """The tests that decide each autograded cell of assignment 07."""
-    ovr, train, pred = "the one-vs-rest prediction", "the fixed trainer", "the fixed predictor"
+HIDDEN = {"ex1-ovr-tests": _ovr_new_digits, "ex1-ovr-tests-scores": _ovr_scores_new_digits}
+
+
+def cells(seed=None):
+    """The tests that decide each autograded cell (hidden probes of Exercise 1 drawn from ``seed``)."""
+    train, pred = visible.TRAIN.what, visible.PREDICT.what
     return {
-        "ex1-ovr-tests": Cell("ex1-ovr", ovr, [*visible.ovr_tests("basic"), _ovr_new_digits()]),
-        "ex1-ovr-tests-scores": Cell("ex1-ovr", ovr, [*visible.ovr_tests("scores"), _ovr_scores_new_digits()]),
+        **declared.cells(visible.LESSON, REFERENCES, HIDDEN, seed=seed),
         "ex2-train-tests-online": Cell("ex2-train", train, [*visible.train_tests("online"), _train_online_new_data()]),
         "ex2-train-tests-labels": Cell("ex2-train", train, [*visible.train_tests("labels"), _train_labels_new()]),
         "ex2-train-tests-precision": Cell("ex2-train", train,
