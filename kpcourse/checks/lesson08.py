@@ -1,40 +1,21 @@
 """Checks of assignment 08 (averaging, margins, model selection): averaged_dual_train,
-geometric_margin, margin_dual_train, choose_sigma.
+geometric_margin, margin_dual_train, choose_sigma, declared in one table (:data:`LESSON`).
 
-Each ``diagnose_*`` runs fixed probes on the student's function and names the likely
-mistake; ``*_tests(aspect)`` returns the same probes as :class:`~._core.Test` objects,
-which the grader replays on the student's answers. The expected outputs and the
-outputs of common mistakes (averaging over epochs, an off-by-one T, an unsigned margin,
-a strict threshold, a choice made on the whole set, …) are data (``data/lesson08.json``,
-written from the grader's references); no perceptron, no margin formula and no
-cross-validation live here.
+The expected outputs and the outputs of common mistakes (averaging over epochs, an
+off-by-one T, an unsigned margin, a strict threshold, a choice made on the whole set, …)
+are data (``data/lesson08.json``, written from the grader's references); no perceptron,
+no margin formula and no cross-validation live here. The choice of σ is judged against
+the scores the student's own function returned (:func:`check_choice`).
 """
 
 from __future__ import annotations
 
-import functools
-
 import numpy as np
 
-from kpcourse.checks._core import (
-    Call,
-    Test,
-    check_close,
-    check_loop_free,
-    check_shape,
-    expect_raises,
-    fail,
-    fmt,
-    load_data,
-    problem,
-    run,
-    same,
-    unpack,
-)
+from kpcourse.checks._core import check_close, check_shape, fail, fmt
+from kpcourse.checks.exercise import Check, Exercise, Lesson, Probe, comparison, same
 
-__all__ = ["diagnose_averaged", "diagnose_margin", "diagnose_margin_train", "diagnose_cv", "averaged_tests",
-           "margin_tests", "margin_train_tests", "cv_tests", "unpack_averaged", "unpack_margin",
-           "unpack_margin_train", "unpack_cv", "check_choice", "cv_probe"]
+__all__ = ["LESSON", "test", "cv_probe", "check_choice", "PROBES"]
 
 # averaged_dual_train: six points, the last one labelled against its neighbours (never separable)
 _XN = np.array([[1.0, 2.0], [2.0, 0.5], [-1.0, -1.0], [0.5, -2.0], [-2.0, 1.0], [1.5, 1.5]])
@@ -64,11 +45,6 @@ PROBES = {
 }
 
 
-@functools.cache
-def _data():
-    return load_data("lesson08")
-
-
 def cv_probe():
     """The points of the cross-validation probe: 42 points, XOR-like labels, 4 of them flipped."""
     rng = np.random.default_rng(808)
@@ -77,8 +53,6 @@ def cv_probe():
     return X, np.where(np.isin(np.arange(42), [3, 11, 20, 33]), -y, y)
 
 
-# -------------------------------------------------------- averaged_dual_train
-#: Common mistakes of the averaging, most specific first (data/lesson08.json: what each gives).
 AVERAGING_HINTS = {
     "last": "alpha_avg equals the final counts alpha: average them over the T steps, "
             "ᾱ = (α·(T + 1) − τ)/T with τ_i the sum of the steps at which sample i was a mistake",
@@ -92,103 +66,6 @@ AVERAGING_HINTS = {
                      "number, T the number of steps",
 }
 
-
-def unpack_averaged(answer, n):
-    """``(alpha_avg, b_avg)`` from an answer of ``averaged_dual_train`` for ``n`` labels, with clear failures."""
-    __tracebackhide__ = True
-    alpha, b = unpack(answer.get(), "averaged_dual_train", ("alpha_avg", "b_avg"))
-    check_shape(alpha, (n,), "the alpha_avg returned by averaged_dual_train")
-    if np.ndim(b) != 0:
-        raise AssertionError(f"the b_avg returned by averaged_dual_train should be a number, got shape {np.shape(b)}")
-    try:
-        return np.asarray(alpha, dtype=float), float(b)
-    except (TypeError, ValueError):
-        raise AssertionError("alpha_avg should be an array of numbers and b_avg a number") from None
-
-
-def averaged_tests(aspect="all"):
-    """Tests of ``averaged_dual_train(K, y, max_epochs)``: ``"alpha"``, ``"bias"``, ``"stop"``."""
-    P, tests = PROBES, []
-    noisy = Call("averaged_dual_train", P["avg_noisy_K"], P["avg_noisy_y"], P["avg_noisy_epochs"])
-    if aspect in ("all", "alpha"):
-        tests.append(Test([noisy, Call("averaged_dual_train", np.ones((3, 4)), np.array([1, -1, 1]), 2)],
-                          _judge_avg_alpha))
-    if aspect in ("all", "bias"):
-        tests.append(Test([noisy], _judge_avg_bias))
-    if aspect in ("all", "stop"):
-        K, y = P["avg_separable_K"], P["avg_separable_y"]
-        tests.append(Test([Call("averaged_dual_train", K, y, P["avg_separable_epochs"]),
-                           Call("averaged_dual_train", K, y, 1)], _judge_avg_stop))
-    return tests
-
-
-_WHERE_NOISY = "on the 6-point probe (one label against its neighbours, max_epochs=4)"
-
-
-def _judge_avg_alpha(answers):
-    __tracebackhide__ = True
-    d, problems = _data()["averaged"]["noisy"], []
-    alpha, _ = unpack_averaged(answers[0], len(PROBES["avg_noisy_y"]))
-    if not same(alpha, d["alpha"], rtol=0, atol=1e-12):
-        named = next((h for k, h in AVERAGING_HINTS.items() if same(alpha, d[k]["alpha"])), None)
-        problems.append(named or problem(
-            check_close, alpha, d["alpha"], f"alpha_avg {_WHERE_NOISY}", rtol=0, atol=1e-12,
-            hint="visit the samples 0..n-1 in order, a score y_i f_i <= 0 is a mistake; ᾱ = (α·(T + 1) − τ)/T"))
-    problems.append(problem(expect_raises, answers[1], "ValueError", "K has shape (3, 4) for 3 labels"))
-    fail("averaged_dual_train", problems)
-
-
-def _judge_avg_bias(answers):
-    __tracebackhide__ = True
-    d = _data()["averaged"]["noisy"]
-    alpha, b = unpack_averaged(answers[0], len(PROBES["avg_noisy_y"]))
-    if abs(b - d["b"]) <= 1e-12:
-        return
-    if np.isclose(b, d["bias_last"]["b"]) and same(alpha, d["alpha"]):
-        named = ("b_avg is the final b: average the bias like alpha, b̄ = (b·(T + 1) − τ_b)/T, where τ_b adds "
-                 "t·y_i at each mistake (b moves by y_i at step t)")
-    else:
-        named = next((h for k, h in AVERAGING_HINTS.items() if np.isclose(b, d[k]["b"])), None)
-    fail("averaged_dual_train", [named or f"b_avg {_WHERE_NOISY} is not correct: you returned {fmt(b)}; the bias "
-                                          "is averaged over the T steps like alpha"])
-
-
-def _judge_avg_stop(answers):
-    __tracebackhide__ = True
-    D, problems = _data()["averaged"], []
-    d, n = D["separable"], len(PROBES["avg_separable_y"])
-    alpha, b = unpack_averaged(answers[0], n)
-    if not same(alpha, d["alpha"], rtol=0, atol=1e-12) or abs(b - d["b"]) > 1e-12:
-        if same(alpha, d["no_clean"]["alpha"]):
-            problems.append("on separable data (training stops after a clean epoch) your T leaves out the last, "
-                            "clean epoch: T counts every visit, that epoch's included")
-        else:
-            problems.append(f"on 5 separable points (max_epochs=10) you returned alpha_avg={fmt(alpha)}, "
-                            f"b_avg={fmt(b)}: stop after the first epoch without a mistake; T counts every visit")
-    alpha1, _ = unpack_averaged(answers[1], n)
-    if not same(alpha1, D["one_epoch"], rtol=0, atol=1e-12) and not problems:
-        problems.append(f"with max_epochs=1 you returned alpha_avg={fmt(alpha1)}: train for at most max_epochs "
-                        "epochs, then average over the steps made")
-    fail("averaged_dual_train", problems)
-
-
-def diagnose_averaged(averaged_dual_train, aspect="all"):
-    """Probe ``averaged_dual_train(K, y, max_epochs) -> (alpha_avg, b_avg)`` and name the mistake.
-
-    Aspects: ``"alpha"`` (ᾱ on a probe that never converges; a ``ValueError`` for a
-    non-square K), ``"bias"`` (b̄ averaged like ᾱ) and ``"stop"`` (a run that stops
-    after a clean epoch, and ``max_epochs=1``).
-
-    Raises
-    ------
-    AssertionError
-        Listing every problem found, e.g. "you averaged over the epochs".
-    """
-    __tracebackhide__ = True
-    run(averaged_tests(aspect), averaged_dual_train=averaged_dual_train)
-
-
-# ----------------------------------------------------------- geometric_margin
 MARGIN_HINTS = {
     "functional": "you returned min_i y_i (w·x_i + b), the functional margin: divide by ‖w‖ to get a distance",
     "squared": "divide by ‖w‖, not by ‖w‖²",
@@ -200,98 +77,6 @@ MARGIN_HINTS = {
            "negative; do not take abs()",
 }
 
-
-def unpack_margin(answer):
-    """The margin returned by ``geometric_margin`` as a float, with clear failures."""
-    __tracebackhide__ = True
-    value = answer.get()
-    if np.ndim(value) != 0 or isinstance(value, (str, bool, np.bool_)):
-        raise AssertionError(f"geometric_margin should return one number, got {fmt(value)}")
-    try:
-        return float(value)
-    except (TypeError, ValueError):
-        raise AssertionError(f"geometric_margin should return one number, got {fmt(value)}") from None
-
-
-def margin_tests(aspect="all"):
-    """Tests of ``geometric_margin(w, b, X, y)``: ``"value"``, ``"details"``."""
-    tests = []
-    if aspect in ("all", "value"):
-        tests.append(Test([Call("geometric_margin", *PROBES["margin_separator"])], _judge_margin_value))
-    if aspect in ("all", "details"):
-        w, b, X, y = PROBES["margin_crossing"]
-        tests.append(Test([Call("geometric_margin", w, b, X, y),
-                           Call("geometric_margin", np.zeros(2), 1.0, X, y)], _judge_margin_details))
-    return tests
-
-
-def _margin_problem(got, d, where, keys):
-    named = next((MARGIN_HINTS[k] for k in keys if np.isclose(got, d[k])), None)
-    return named or f"{where} you returned {fmt(got)}: the margin is min_i y_i (w·x_i + b)/‖w‖"
-
-
-def _judge_margin_value(answers):
-    __tracebackhide__ = True
-    d = _data()["margin"]["separator"]
-    got = unpack_margin(answers[0])
-    if not np.isclose(got, d["right"], rtol=1e-9, atol=1e-12):
-        w, b, X, y = PROBES["margin_separator"]
-        where = f"for w={fmt(w)}, b={fmt(b)} and 5 points all on their side,"
-        fail("geometric_margin", [_margin_problem(got, d, where, ("functional", "squared", "norm_b", "no_b",
-                                                                    "mean", "max"))])
-
-
-def _judge_margin_details(answers):
-    __tracebackhide__ = True
-    d, problems = _data()["margin"]["crossing"], []
-    got = unpack_margin(answers[0])
-    if not np.isclose(got, d["right"], rtol=1e-9, atol=1e-12):
-        where = "for a line that puts one of 4 points on the wrong side"
-        problems.append(_margin_problem(got, d, where + ",", ("abs", "functional", "squared", "norm_b", "no_b",
-                                                              "mean", "max")))
-    problems.append(problem(expect_raises, answers[1], "ValueError", "w is all zeros: no line, no distance"))
-    fail("geometric_margin", problems)
-
-
-def diagnose_margin(geometric_margin, aspect="all"):
-    """Probe ``geometric_margin(w, b, X, y) -> float`` and name the mistake.
-
-    Aspects: ``"value"`` (a separator of 5 points: ‖w‖, the bias, the minimum) and
-    ``"details"`` (a line that misclassifies a point: the margin is signed; a
-    ``ValueError`` for w = 0; whole-array code, no Python loop).
-    """
-    __tracebackhide__ = True
-    if aspect in ("all", "details"):
-        check_loop_free(geometric_margin, "geometric_margin")
-    run(margin_tests(aspect), geometric_margin=geometric_margin)
-
-
-# ---------------------------------------------------------- margin_dual_train
-def unpack_margin_train(answer, n):
-    """``(alpha, b)`` from an answer of ``margin_dual_train`` for ``n`` labels, with clear failures."""
-    __tracebackhide__ = True
-    alpha, b = unpack(answer.get(), "margin_dual_train", ("alpha", "b"))
-    check_shape(alpha, (n,), "the alpha returned by margin_dual_train")
-    if np.ndim(b) != 0:
-        raise AssertionError(f"the b returned by margin_dual_train should be a number, got shape {np.shape(b)}")
-    try:
-        return np.asarray(alpha, dtype=float), float(b)
-    except (TypeError, ValueError):
-        raise AssertionError("alpha should be an array of numbers (update counts) and b a number") from None
-
-
-def margin_train_tests(aspect="all"):
-    """Tests of ``margin_dual_train(K, y, tau, max_epochs)``: ``"rule"``, ``"stop"``."""
-    tests = []
-    if aspect in ("all", "rule"):
-        K, y, tau, E = PROBES["mp_rule"]
-        tests.append(Test([Call("margin_dual_train", K, y, tau, E), Call("margin_dual_train", K, y, 0.0, E),
-                           Call("margin_dual_train", K, y, -1.0, E)], _judge_mp_rule))
-    if aspect in ("all", "stop"):
-        tests.append(Test([Call("margin_dual_train", *PROBES["mp_stop"])], _judge_mp_stop))
-    return tests
-
-
 MP_HINTS = {
     "strict": "update when y_i f_i <= tau, equality included: your rule y_i f_i < tau skips a sample whose "
               "score is exactly at the threshold",
@@ -301,60 +86,6 @@ MP_HINTS = {
                   "when the score is right but not by more than tau",
 }
 
-
-def _pair(d):
-    return np.append(d["alpha"], d["b"])
-
-
-def _judge_mp_rule(answers):
-    __tracebackhide__ = True
-    d, problems = _data()["margin_perceptron"], []
-    K, y, tau, E = PROBES["mp_rule"]
-    alpha, b = unpack_margin_train(answers[0], len(y))
-    got = np.append(alpha, b)
-    if not same(got, _pair(d["rule"])):
-        named = next((h for k, h in MP_HINTS.items() if same(got, _pair(d["rule"][k]))), None)
-        problems.append(named or f"with tau={fmt(tau)} on a 5-point probe you returned alpha={fmt(alpha)}, "
-                                 f"b={fmt(b)}: on each visit, update (alpha[i] += 1, b += y_i) when y_i f_i <= tau, "
-                                 "with f_i = Σ_j alpha_j y_j K[j, i] + b")
-    alpha0, b0 = unpack_margin_train(answers[1], len(y))
-    if not problems and not same(np.append(alpha0, b0), _pair(d["tau0"])):
-        problems.append("with tau=0 your function should train the plain perceptron: a score of exactly 0 "
-                        "(y_i f_i = 0 <= 0, as at the first visit) is an update" if np.all(alpha0 == 0) else
-                        f"with tau=0 you returned alpha={fmt(alpha0)}: tau=0 is the plain perceptron")
-    problems.append(problem(expect_raises, answers[2], "ValueError", "tau is negative (-1)"))
-    fail("margin_dual_train", problems)
-
-
-def _judge_mp_stop(answers):
-    __tracebackhide__ = True
-    d = _data()["margin_perceptron"]["stop"]
-    K, y, tau, E = PROBES["mp_stop"]
-    alpha, b = unpack_margin_train(answers[0], len(y))
-    got = np.append(alpha, b)
-    if same(got, _pair(d)):
-        return
-    if same(got, _pair(d["stop_mistakes"])):
-        msg = ("you stopped after an epoch without a mistake, but that epoch still made updates: stop after the "
-               "first epoch without an update (every y_i f_i > tau), or after max_epochs")
-    else:
-        msg = (f"on 4 points with tau={fmt(tau)} you returned alpha={fmt(alpha)}, b={fmt(b)}: stop after the first "
-               "epoch without an update, or after max_epochs")
-    fail("margin_dual_train", [msg])
-
-
-def diagnose_margin_train(margin_dual_train, aspect="all"):
-    """Probe ``margin_dual_train(K, y, tau, max_epochs) -> (alpha, b)`` and name the mistake.
-
-    Aspects: ``"rule"`` (update when y·f <= tau, equality included; tau = 0 is the plain
-    perceptron; a ``ValueError`` for a negative tau) and ``"stop"`` (stop after an epoch
-    without an update).
-    """
-    __tracebackhide__ = True
-    run(margin_train_tests(aspect), margin_dual_train=margin_dual_train)
-
-
-# ---------------------------------------------------------------- choose_sigma
 CV_HINTS = {
     "whole": "you measured each model on the points it was fitted on (the whole training set): that is the "
              "training error, and choosing σ by it picks the narrowest kernel; fit on the other folds, "
@@ -371,61 +102,86 @@ CV_HINTS = {
                 "(the fraction of misclassified points)",
 }
 
+AVERAGING_HINTS["bias_last"] = ("b_avg is the final b: average the bias like alpha, b̄ = (b·(T + 1) − τ_b)/T, "
+                                "where τ_b adds t·y_i at each mistake (b moves by y_i at step t)")
+AVERAGING_HINTS["no_clean"] = ("on separable data (training stops after a clean epoch) your T leaves out the "
+                               "last, clean epoch: T counts every visit, that epoch's included")
+MP_HINTS["stop_mistakes"] = ("you stopped after an epoch without a mistake, but that epoch still made updates: "
+                             "stop after the first epoch without an update (every y_i f_i > tau), or after "
+                             "max_epochs")
+CV_HINTS["global_rng"] = ("two calls with the same seed gave different cv_scores: draw the folds from "
+                          "np.random.default_rng(seed), never from the global np.random")
+CV_HINTS["seed"] = ("with seed=1 your cv_scores are not those of the folds of default_rng(1): use the seed "
+                    "argument for the permutation")
+CV_HINTS["n_folds"] = "with n_folds=2 your cv_scores are wrong: split into n_folds folds (the argument)"
 
-def unpack_cv(answer, n_sigmas):
-    """``(best_sigma, cv_scores)`` from an answer of ``choose_sigma``; scores as floats of shape (n_sigmas,)."""
+
+# ------------------------------------------------------- lesson-specific comparisons
+def _number(value, name):
     __tracebackhide__ = True
-    best, scores = unpack(answer.get(), "choose_sigma", ("best_sigma", "cv_scores"))
-    check_shape(scores, (n_sigmas,), f"the cv_scores returned for {n_sigmas} values of sigma")
+    if np.ndim(value) != 0 or isinstance(value, (str, bool, np.bool_)):
+        raise AssertionError(f"{name} should return one number, got {fmt(value)}")
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        raise AssertionError(f"{name} should return one number, got {fmt(value)}") from None
+
+
+@comparison("l08_number")
+def _compare_number(value, expected, name, check, probe, answer):
+    """One number (not an array, a bool or a string), close to the expected one."""
+    __tracebackhide__ = True
+    check_close(_number(value, name), expected, name, rtol=check.rtol, atol=check.atol)
+
+
+def _pair(value, expected, name, check, probe, parts):
+    """``(counts, bias)``: counts of shape (n,) for the n labels, one number for the bias; then close."""
+    __tracebackhide__ = True
+    names = check.options["names"]
+    alpha, b = value
+    check_shape(alpha, (len(probe.args[1]),), f"the {names[0]} returned by {name}")
+    if np.ndim(b) != 0:
+        raise AssertionError(f"the {names[1]} returned by {name} should be a number, got shape {np.shape(b)}")
+    all(check_close((alpha, b)[p], expected[p], f"the {names[p]} returned by {name}", rtol=check.rtol,
+                    atol=check.atol) is None for p in parts)
+
+
+@comparison("l08_pair")
+def _compare_pair(value, expected, name, check, probe, answer):
+    __tracebackhide__ = True
+    _pair(value, expected, name, check, probe, (0, 1))
+
+
+@comparison("l08_pair_counts")
+def _compare_pair_counts(value, expected, name, check, probe, answer):
+    __tracebackhide__ = True
+    _pair(value, expected, name, check, probe, (0,))
+
+
+@comparison("l08_identical")
+def _identical(value, expected, name, check, probe, answer):
+    """The same numbers as another call with the same arguments (``Probe.like``), exactly."""
+    __tracebackhide__ = True
+    if not same(value, expected, rtol=0, atol=0):
+        raise AssertionError(f"{name} gave another answer than the same call before")
+
+
+@comparison("l08_choice")
+def _choice(value, expected, name, check, probe, answer):
+    """``(best_sigma, cv_scores)``: the first σ of the grid with the smallest of the student's own scores."""
+    __tracebackhide__ = True
+    best, scores = value
+    sigmas = probe.args[2]
+    check_shape(scores, (len(sigmas),), f"the cv_scores returned for {len(sigmas)} values of sigma")
     try:
         scores = np.asarray(scores, dtype=float)
     except (TypeError, ValueError):
         raise AssertionError("cv_scores should be numbers, one error rate per σ") from None
     if np.ndim(best) != 0 or isinstance(best, (str, bool, np.bool_)):
         raise AssertionError(f"choose_sigma should return the chosen σ as one number, got {fmt(best)}")
-    return best, scores
-
-
-def cv_tests(aspect="all"):
-    """Tests of ``choose_sigma(X_train, y_train, sigmas, n_folds, seed)``: ``"scores"``, ``"choice"``."""
-    P, tests = PROBES, []
-    X, y = cv_probe()
-    main = Call("choose_sigma", X, y, P["cv_sigmas"], P["cv_folds"], P["cv_seed"])
-    if aspect in ("all", "scores"):
-        calls = [main, Call("choose_sigma", X, y, P["cv_sigmas"], P["cv_folds"], P["cv_seed"]),
-                 Call("choose_sigma", X, y, P["cv_sigmas"], P["cv_folds"], P["cv_seed"] + 1),
-                 Call("choose_sigma", X, y, P["cv_sigmas"], 2, P["cv_seed"])]
-        tests.append(Test(calls, _judge_cv_scores, time_limit=30.0))
-    if aspect in ("all", "choice"):
-        calls = [main, Call("choose_sigma", X, y, P["cv_tie_sigmas"], P["cv_folds"], P["cv_seed"])]
-        tests.append(Test(calls, _judge_cv_choice, time_limit=30.0))
-    return tests
-
-
-def _judge_cv_scores(answers):
-    __tracebackhide__ = True
-    d, n = _data()["cv"], len(PROBES["cv_sigmas"])
-    _, scores = unpack_cv(answers[0], n)
-    _, again = unpack_cv(answers[1], n)
-    if not same(scores, again, rtol=0, atol=0):
-        fail("choose_sigma", ["two calls with the same seed gave different cv_scores: draw the folds from "
-                              "np.random.default_rng(seed), never from the global np.random"])
-    if not same(scores, d["scores"], rtol=0, atol=1e-9):
-        mistakes = {k: (1 - d["scores"] if k == "accuracy" else d[k]) for k in CV_HINTS}
-        named = next((CV_HINTS[k] for k, v in mistakes.items() if same(scores, v, rtol=0, atol=1e-9)), None)
-        fail("choose_sigma", [named or f"on the 42-point probe (sigmas={fmt(np.array(PROBES['cv_sigmas']))}, 4 folds, "
-                                       f"seed 0) you returned cv_scores={fmt(scores)}: shuffle with "
-                                       "default_rng(seed).permutation(n), split with np.array_split, fit "
-                                       "validation_error on the other folds, measure on each fold, take the mean"])
-    problems = []
-    _, s1 = unpack_cv(answers[2], n)
-    if not same(s1, d["seed1"], rtol=0, atol=1e-9):
-        problems.append("with seed=1 your cv_scores are not those of the folds of default_rng(1): use the seed "
-                        "argument for the permutation")
-    _, s2 = unpack_cv(answers[3], n)
-    if not same(s2, d["two_folds"], rtol=0, atol=1e-9):
-        problems.append("with n_folds=2 your cv_scores are wrong: split into n_folds folds (the argument)")
-    fail("choose_sigma", problems)
+    visible = any(p is probe for p in check.probes)
+    label = f"with sigmas={fmt(np.array(sigmas))}" if visible else f"on {check.hidden_label}"
+    check_choice(best, sigmas, scores, f"choose_sigma {label}")
 
 
 def check_choice(best, sigmas, scores, where="choose_sigma"):
@@ -467,19 +223,91 @@ def check_choice(best, sigmas, scores, where="choose_sigma"):
     fail("choose_sigma", [msg])
 
 
-def _judge_cv_choice(answers):
-    __tracebackhide__ = True
-    for a, sigmas in zip(answers, (PROBES["cv_sigmas"], PROBES["cv_tie_sigmas"]), strict=True):
-        best, scores = unpack_cv(a, len(sigmas))
-        check_choice(best, sigmas, scores, f"choose_sigma with sigmas={fmt(np.array(sigmas))}")
+# -------------------------------------------------------------------- the table
+_P = PROBES
+_NOISY = "the 6-point probe (one label against its neighbours, max_epochs=4)"
+_SEP = "5 separable points (max_epochs=10)"
+_CV = "the 42-point probe (sigmas=(0.05, 0.3, 1, 4), 4 folds, seed 0)"
+_CV_ARGS = (_P["cv_sigmas"], _P["cv_folds"], _P["cv_seed"])
 
+AVERAGED = Exercise(
+    "averaged_dual_train", "ex1-averaged", "the averaged perceptron (timestamp trick)",
+    returns=("alpha_avg", "b_avg"), mistakes=AVERAGING_HINTS, checks=[
+        Check("ex1-averaged-tests-alpha", part=0, rtol=0, atol=1e-12,
+              mistakes=("last", "epochs", "no_plus_one", "zero_based", "over_t1", "mistake_clock"),
+              hint="visit the samples 0..n-1 in order, a score y_i f_i <= 0 is a mistake; ᾱ = (α·(T + 1) − τ)/T",
+              hidden_label="new noisy data (compared with explicit averaging)",
+              probes=[Probe((np.ones((3, 4)), np.array([1, -1, 1]), 2), raises="ValueError",
+                            why="K has shape (3, 4) for 3 labels"),
+                      Probe((_P["avg_noisy_K"], _P["avg_noisy_y"], _P["avg_noisy_epochs"]), label=_NOISY)]),
+        Check("ex1-averaged-tests-bias", compare="l08_number", part=1, rtol=0, atol=1e-12,
+              mistakes=("bias_last", "epochs", "no_plus_one", "zero_based", "over_t1", "mistake_clock"),
+              hint="the bias is averaged over the T steps like alpha",
+              hidden_label="new noisy data (compared with explicit averaging)",
+              probes=[Probe((_P["avg_noisy_K"], _P["avg_noisy_y"], _P["avg_noisy_epochs"]), label=_NOISY)]),
+        Check("ex1-averaged-tests-stop", compare="l08_pair", rtol=0, atol=1e-12, mistakes=("no_clean",),
+              options={"names": ("alpha_avg", "b_avg")}, hidden_label="new separable data",
+              hint="stop after the first epoch without a mistake; T counts every visit",
+              probes=[Probe((_P["avg_separable_K"], _P["avg_separable_y"], _P["avg_separable_epochs"]),
+                            label=_SEP),
+                      Probe((_P["avg_separable_K"], _P["avg_separable_y"], 1), compare="l08_pair_counts",
+                            label="5 separable points with max_epochs=1 (train for at most max_epochs epochs, "
+                                  "then average over the steps made)")]),
+    ])
 
-def diagnose_cv(choose_sigma, aspect="all"):
-    """Probe ``choose_sigma(X_train, y_train, sigmas, n_folds, seed) -> (best_sigma, cv_scores)``.
+MARGIN = Exercise(
+    "geometric_margin", "ex2-margin", "the geometric margin", mistakes=MARGIN_HINTS, checks=[
+        Check("ex2-margin-tests", compare="l08_number", rtol=1e-9, atol=1e-12,
+              mistakes=("functional", "squared", "norm_b", "no_b", "mean", "max"),
+              hint="the margin is min_i y_i (w·x_i + b)/‖w‖", hidden_label="new separators",
+              probes=[Probe(_P["margin_separator"], label="w=[3, 4], b=-2 and 5 points all on their side")]),
+        Check("ex2-margin-tests-details", compare="l08_number", rtol=1e-9, atol=1e-12, loop_free=True,
+              mistakes=("abs", "functional", "squared", "norm_b", "no_b", "mean", "max"),
+              hint="the margin is min_i y_i (w·x_i + b)/‖w‖, signed",
+              hidden_label="lines that misclassify points (new data)",
+              probes=[Probe(_P["margin_crossing"], label="a line that puts one of 4 points on the wrong side"),
+                      Probe((np.zeros(2), 1.0, *_P["margin_crossing"][2:]), raises="ValueError",
+                            why="w is all zeros: no line, no distance")]),
+    ])
 
-    Aspects: ``"scores"`` (the folds of ``default_rng(seed).permutation(n)``, fitted on the
-    other folds and measured on each, averaged; the seed and n_folds used) and
-    ``"choice"`` (the first σ with the smallest of the returned scores, as a value of the grid).
-    """
-    __tracebackhide__ = True
-    run(cv_tests(aspect), choose_sigma=choose_sigma)
+MARGIN_TRAIN = Exercise(
+    "margin_dual_train", "ex3-margin-perceptron", "the margin perceptron", returns=("alpha", "b"),
+    mistakes=MP_HINTS, checks=[
+        Check("ex3-margin-perceptron-tests", compare="l08_pair", mistakes=("strict", "no_y", "ignore_tau"),
+              options={"names": ("alpha", "b")}, hidden_label="new data",
+              hint="on each visit, update (alpha[i] += 1, b += y_i) when y_i f_i <= tau, with "
+                   "f_i = Σ_j alpha_j y_j K[j, i] + b; tau=0 is the plain perceptron",
+              probes=[Probe(_P["mp_rule"], label="a 5-point probe with tau=2"),
+                      Probe((*_P["mp_rule"][:2], 0.0, _P["mp_rule"][3]),
+                            label="a 5-point probe with tau=0 (the plain perceptron)"),
+                      Probe((*_P["mp_rule"][:2], -1.0, _P["mp_rule"][3]), raises="ValueError",
+                            why="tau is negative (-1)")]),
+        Check("ex3-margin-perceptron-tests-stop", compare="l08_pair", mistakes=("stop_mistakes",),
+              options={"names": ("alpha", "b")}, hidden_label="new separable data",
+              hint="stop after the first epoch without an update, or after max_epochs",
+              probes=[Probe(_P["mp_stop"], label="4 points with tau=2")]),
+    ])
+
+CHOOSE = Exercise(
+    "choose_sigma", "ex4-choose-sigma", "the cross-validation", returns=("best_sigma", "cv_scores"),
+    mistakes=CV_HINTS, time_limit=30.0, checks=[
+        Check("ex4-choose-sigma-tests", part=1, rtol=0, atol=1e-9,
+              mistakes=("whole", "fit_all", "no_shuffle", "one_fold", "weighted", "accuracy"),
+              hint="shuffle with default_rng(seed).permutation(n), split with np.array_split, fit "
+                   "validation_error on the other folds, measure on each fold, take the mean",
+              hidden_label="new data, compared with the exercise's folds",
+              probes=[Probe((*cv_probe(), *_CV_ARGS), like=1, compare="l08_identical", mistake="global_rng",
+                            label=f"{_CV}, called twice"),
+                      Probe((*cv_probe(), *_CV_ARGS), label=_CV),
+                      Probe((*cv_probe(), _P["cv_sigmas"], _P["cv_folds"], _P["cv_seed"] + 1), mistake="seed",
+                            label="the 42-point probe with seed=1"),
+                      Probe((*cv_probe(), _P["cv_sigmas"], 2, _P["cv_seed"]), mistake="n_folds",
+                            label="the 42-point probe with n_folds=2")]),
+        Check("ex4-choose-sigma-tests-choice", compare="l08_choice", hidden_label="new data",
+              probes=[Probe((*cv_probe(), *_CV_ARGS), label=_CV),
+                      Probe((*cv_probe(), _P["cv_tie_sigmas"], _P["cv_folds"], _P["cv_seed"]),
+                            label="a grid where two σ tie")]),
+    ])
+
+LESSON = Lesson("lesson08", [AVERAGED, MARGIN, MARGIN_TRAIN, CHOOSE])
+test = LESSON.test
