@@ -138,10 +138,13 @@ def test_probe_variants_differ():
     first = d["new"]["expected"][0]
     for key, flawed in first["flawed"].items():
         assert not all(_core.same(flawed[k], first[k]) for k in ("alpha", "b", "Y_pm")), key
-    assert d["precision"]["kmax"] > 1e8 and d["predict_precision"]["kmax"] > 1e6
-    assert len(np.unique(d["predict_precision"]["expected"])) == 3
-    assert not np.array_equal(d["predict_precision"]["overflow"], d["predict_precision"]["expected"])
-    for labels, key in zip(d["predict_labels"]["expected"], ("predict_four", "predict_three"), strict=True):
+    X_new, X = checks._points("predict_precision")[:2]
+    assert d["precision"]["kmax"] > 1e8 and GRADER.poly(X_new, X, 4, 1.0, 1.0).max() > 1e6
+    precision = checks.LESSON.data["ex3-predict-tests-precision"]
+    assert len(np.unique(precision["expected"][0])) == 3
+    assert not np.array_equal(precision["mistaken"][0]["precision"], precision["expected"][0])
+    labels_data = checks.LESSON.data["ex3-predict-tests-labels"]
+    for labels, key in zip(labels_data["expected"], ("predict_four", "predict_three"), strict=True):
         assert set(labels.tolist()) == set(checks.PROBES[key][5].tolist())  # every class is predicted
 
 
@@ -329,8 +332,9 @@ def _predict_cells_passed(func):
 
 
 def test_predict_solution_passes_visible_and_hidden():
-    checks.diagnose_fixed_predict(FUNCTIONS["fixed_predict"])
-    checks.diagnose_fixed_predict(make_predict())
+    for gid in ("ex3-predict-tests-labels", "ex3-predict-tests-precision"):
+        checks.test(gid, FUNCTIONS["fixed_predict"])
+        checks.test(gid, make_predict())
     assert _predict_cells_passed(FUNCTIONS["fixed_predict"]) == {"labels", "precision"}
     assert _predict_cells_passed(make_predict(dtype="float32")) == {"labels", "precision"}
 
@@ -341,11 +345,11 @@ def test_each_kept_predict_flaw_fails_its_own_cell(flaw, passed):
 
 
 def test_predict_flaws_are_named():
-    msg = _message(checks.diagnose_fixed_predict, make_predict(flaws=("labels",)), aspect="labels")
+    msg = _message(checks.test, "ex3-predict-tests-labels", make_predict(flaws=("labels",)))
     assert "which is not one of the classes" in msg
-    msg = _message(checks.diagnose_fixed_predict, make_predict(flaws=("precision",)), aspect="precision")
+    msg = _message(checks.test, "ex3-predict-tests-precision", make_predict(flaws=("precision",)))
     assert "scores that are not numbers (inf or NaN)" in msg
-    msg = _message(checks.diagnose_fixed_predict, make_predict(pick=np.argmin), aspect="labels")
+    msg = _message(checks.test, "ex3-predict-tests-labels", make_predict(pick=np.argmin))
     assert "lowest score (argmin)" in msg
     assert _predict_cells_passed(make_predict(pick=np.argmin)) == set()
 

@@ -3,9 +3,9 @@ and predictor of the debugging exercise judged on what they do once fixed.
 
 Exercise 1 (``ovr_predict``) is declared once (:mod:`kpcourse.checks.exercise`): probes,
 comparisons, named mistakes; in the notebook ``checks.lesson07.test("ex1-ovr-tests",
-ovr_predict)``. Exercises 2 and 3 (the debugging exercise) keep their own tests: each
-``diagnose_*`` runs fixed probes on the student's function and names the likely mistake
-from the whole of a cell's answers; ``*_tests(aspect)`` returns the same probes as
+ovr_predict)``; so is Exercise 3 (``fixed_predict``). Exercise 2 (``fixed_train``) keeps its
+own tests: ``diagnose_fixed_train`` runs fixed probes on the student's function and names
+the likely mistake from the whole of a cell's answers; ``train_tests(aspect)`` returns the same probes as
 :class:`~._core.Test` objects, which the grader replays. The expected outputs and the
 outputs of common mistakes (among them the flaws of the trainer the assignment hands
 out, alone and together) are data (``data/lesson07.json``, written from the grader's
@@ -34,8 +34,8 @@ from kpcourse.checks._core import (
 )
 from kpcourse.checks.exercise import Check, Exercise, Lesson, Probe, comparison, same
 
-__all__ = ["LESSON", "test", "OvrProbe", "diagnose_fixed_train", "diagnose_fixed_predict", "train_tests",
-           "predict_tests", "unpack_train", "unpack_labels", "digit_like"]
+__all__ = ["LESSON", "test", "OvrProbe", "diagnose_fixed_train", "train_tests",
+           "unpack_train", "unpack_labels", "digit_like"]
 
 
 def digit_like(labels, seed):
@@ -419,93 +419,73 @@ def diagnose_fixed_train(train, aspect="all"):
 
 
 # --------------------------------------------------------------- Exercise 3
-def _predict_call(X_new, X, alpha, Y_pm, b, classes, degree, gamma, coef0):
-    return Call("fixed_predict", X_new, X, alpha, Y_pm, b, classes, degree=degree, gamma=gamma, coef0=coef0)
-
-
-def predict_tests(aspect="all"):
-    """Tests of ``fixed_predict(X_new, X, alpha, Y_pm, b, classes, degree, gamma, coef0)``.
-
-    Aspects ``"labels"`` and ``"precision"``.
-    """
-    tests = []
-    if aspect in ("all", "labels"):
-        tests.append(Test([_predict_call(*PROBES["predict_four"]), _predict_call(*PROBES["predict_three"])],
-                          _judge_predict_labels))
-    if aspect in ("all", "precision"):
-        classes, *kernel = PROBES["predict_precision"][3:]
-        tests.append(Test([_predict_call(*_points("predict_precision"), classes, *kernel)], _judge_predict_precision))
-    return tests
-
-
-def _judge_predict_labels(answers):
+@comparison("l07_predict_labels")
+def _predict_labels(value, expected, name, check, probe, answer):
+    """Every label one of ``classes``, then equal to the expected ones."""
     __tracebackhide__ = True
-    d, problems = _data()["predict_labels"], []
-    for a, key, want in zip(answers, ("predict_four", "predict_three"), d["expected"], strict=True):
-        classes = PROBES[key][5]
-        arr = unpack_labels(a, len(PROBES[key][0]), f"fixed_predict for {len(PROBES[key][0])} new points")
-        if same(arr, want):
-            continue
-        if not np.all(np.isin(arr, classes)):
-            outside = sorted(set(np.unique(arr).tolist()) - set(classes.tolist()))
-            problems.append(f"with classes={classes.tolist()} your predictions hold {outside}, which "
-                            "is not one of the classes: follow what happens to the labels after the argmax "
-                            "(Experiment 1 predicts the four points)")
-        elif same(arr, d["argmin"][key]):
-            problems.append("you picked the class with the lowest score (argmin): the class whose scorer is most "
-                            "confident has the largest score")
-        else:
-            problems.append(f"with classes={classes.tolist()} {int((arr != want).sum())} of your {len(arr)} "
-                            "predictions are wrong (small whole-number kernel values: check your scores, "
-                            "sum_j alpha[c, j] Y_pm[j, c] k(x_j, x) + b[c])")
-        break
-    fail("fixed_predict", problems)
+    arr, classes = _labels_of(value, probe, name), np.asarray(probe.args[5])
+    if not np.all(np.isin(arr, classes)):
+        outside = sorted(set(np.unique(arr).tolist()) - set(classes.tolist()))
+        raise AssertionError(f"with classes={classes.tolist()} your predictions hold {outside}, which is not one "
+                             "of the classes: follow what happens to the labels after the argmax (Experiment 1 "
+                             "predicts the four points)")
+    if not same(arr, expected):
+        raise AssertionError(f"with classes={classes.tolist()} {int((arr != np.asarray(expected)).sum())} of your "
+                             f"{len(arr)} predictions are wrong")
 
 
-def _judge_predict_precision(answers):
+@comparison("l07_predict_precision")
+def _predict_precision(value, expected, name, check, probe, answer):
+    """The labels of the exact scores; one label for every point is what scores that are not numbers give."""
     __tracebackhide__ = True
-    d = _data()["predict_precision"]
-    m = len(_points("predict_precision")[0])
-    arr = unpack_labels(answers[0], m, f"fixed_predict for {m} new points")
-    if same(arr, d["expected"]):
+    arr = _labels_of(value, probe, name)
+    if same(arr, expected):
         return
-    where = f"on {m} new digit-like points (pixels in [0, 1], degree 4, gamma 1, coef0 1)"
-    if same(arr, d["overflow"]) or len(np.unique(arr)) == 1:
-        found = (f"{where} your predictions are those of scores that are not numbers (inf or NaN): kernel "
-                 f"values here reach {d['kmax']:.3g}. Look at the kernel values your predictor computes "
-                 "(the probe of Experiment 3)")
-    else:
-        found = (f"{where} {int((arr != d['expected']).sum())} of your {m} predictions differ from those of "
-                 "the exact scores: are your kernel values exact enough? (the probe of Experiment 3)")
-    fail("fixed_predict", [found])
+    if len(np.unique(arr)) == 1:
+        raise AssertionError(f"{name}: {PREDICT.mistakes['precision']}")
+    raise AssertionError(f"{name}: {int((arr != np.asarray(expected)).sum())} of your {len(arr)} predictions "
+                         "differ from those of the exact scores: are your kernel values exact enough? (the probe "
+                         "of Experiment 3)")
 
 
-def diagnose_fixed_predict(predict, aspect="all"):
-    """Probe ``fixed_predict(X_new, X, alpha, Y_pm, b, classes, degree, gamma, coef0) -> labels``.
-
-    The right labels are ``classes[argmax_c S[t, c]]`` with the scores
-    S[t, c] = Σ_j alpha[c, j] Y_pm[j, c] (gamma x_j·x_t + coef0)^degree + b[c]. Aspects:
-    ``"labels"`` (small whole-number kernels, classes that include -1 and 0: every label
-    comes from ``classes``) and ``"precision"`` (digit-like points with gamma = 1, whose
-    kernel values pass 10^8). The hints say which behaviour is wrong and where to look.
-
-    Raises
-    ------
-    AssertionError
-        Listing every problem found.
-
-    Lesson 07 (MNIST on the GPU).
-    """
-    __tracebackhide__ = True
-    run(predict_tests(aspect), fixed_predict=predict)
+def _predict_probe(X_new, X, alpha, Y_pm, b, classes, degree, gamma, coef0, label=""):
+    return Probe((X_new, X, alpha, Y_pm, b, classes), {"degree": degree, "gamma": gamma, "coef0": coef0},
+                 label=label)
 
 
-#: Exercises 2 and 3 keep their own tests (``train_tests``, ``predict_tests``): their hints are read from
-#: the whole of a cell's answers (the student's own order of updates, flaws named together, y changed in
-#: place, the epochs counted on twin points), which a per-probe declaration cannot say; declared here so
-#: that their functions have references.
+_PP = PROBES["predict_precision"]
+
+PREDICT = Exercise(
+    "fixed_predict", "ex3-predict", "the fixed predictor",
+    mistakes={
+        "argmin": "you picked the class with the lowest score (argmin): the class whose scorer is most confident "
+                  "has the largest score",
+        "labels": "your predictions hold a label which is not one of the classes, or not the one the largest "
+                  "score picked: follow what happens to the labels after the argmax (Experiment 1 predicts the "
+                  "four points)",
+        "precision": "your predictions are those of scores that are not numbers (inf or NaN): look at the kernel "
+                     "values your predictor computes (the probe of Experiment 3)",
+    },
+    checks=[
+        Check("ex3-predict-tests-labels", compare="l07_predict_labels", mistakes=("argmin", "labels"),
+              hidden_label="new points (classes with -1 and 0)",
+              hint="small whole-number kernel values: check your scores, "
+                   "sum_j alpha[c, j] Y_pm[j, c] k(x_j, x) + b[c]",
+              probes=[_predict_probe(*PROBES["predict_four"], label="the lessons' four points and two new ones "
+                                     "(classes [-1, 1], linear kernel)"),
+                      _predict_probe(*PROBES["predict_three"], label="6 new points (classes [-1, 0, 4], degree 2)")]),
+        Check("ex3-predict-tests-precision", compare="l07_predict_precision", mistakes=("precision",),
+              hidden_label="100 new digits",
+              probes=[_predict_probe(*_points("predict_precision"), *_PP[3:],
+                                     label=f"{_PP[0]} new digit-like points (pixels in [0, 1], degree 4, gamma 1, "
+                                           "coef0 1)")]),
+    ])
+
+
+#: Exercise 2 keeps its own tests (``train_tests``): its hints are read from the whole of a cell's answers
+#: (the student's own order of updates, flaws named together, y changed in place, the epochs counted on
+#: twin points), which a per-probe declaration cannot say; declared here so that its function has a reference.
 TRAIN = Exercise("fixed_train", "ex2-train", "the fixed trainer", checks=[])
-PREDICT = Exercise("fixed_predict", "ex3-predict", "the fixed predictor", checks=[])
 
 LESSON = Lesson("lesson07", [OVR, TRAIN, PREDICT])
 test = LESSON.test

@@ -1,10 +1,10 @@
 """Grader of assignment 07 (MNIST on the GPU): hidden tests and references.
 
 Grader-only: never released, never visible to the student's code (the sandbox does
-not mount the course folder). Exercise 1 (``ovr_predict``) is declared in
-``kpcourse.checks.lesson07``: here are its reference (each named mistake as an option)
-and its hidden probes, drawn from the run's seed. Exercises 2 and 3 keep their own
-tests: ``cells(seed)`` appends, for each of their cells, the visible tests of
+not mount the course folder). Exercises 1 and 3 (``ovr_predict``, ``fixed_predict``) are
+declared in ``kpcourse.checks.lesson07``: here are their references (each named mistake as
+an option) and their hidden probes, drawn from the run's seed. Exercise 2 keeps its own
+tests: ``cells(seed)`` appends, for each of its cells, the visible tests of
 ``kpcourse.checks.lesson07`` (replayed on the student's answers) and hidden tests built
 here. ``visible_data()`` computes the data the visible checks hold (expected outputs of their probes and the outputs of
 common mistakes, among them the handed-out trainer's flaws alone and together);
@@ -137,7 +137,9 @@ def fixed_train(X, y, classes, max_epochs=5, degree=4, gamma=1.0, coef0=1.0, mis
 
 
 def fixed_predict(X_new, X, alpha, Y_pm, b, classes, degree=4, gamma=1.0, coef0=1.0, mistake=None):
-    return predict(X_new, X, alpha, Y_pm, b, classes, degree, gamma, coef0)
+    """The labels of ``predict``; ``mistake`` is "argmin" or one of the handed-out predictor's flaws."""
+    flaws, pick = ((), np.argmin) if mistake == "argmin" else (() if mistake is None else (mistake,), np.argmax)
+    return predict(X_new, X, alpha, Y_pm, b, classes, degree, gamma, coef0, flaws=flaws, pick=pick)
 
 
 REFERENCES = {"ovr_predict": ovr_predict, "fixed_train": fixed_train, "fixed_predict": fixed_predict}
@@ -173,16 +175,8 @@ def visible_data():
                            for r in (1, 2, 3) for f in itertools.combinations(FLAWS, r)}
         new["expected"].append(entry)
 
-    predict_labels = {"expected": [predict(*P[key]) for key in ("predict_four", "predict_three")],
-                      "argmin": {key: predict(*P[key], pick=np.argmin) for key in ("predict_four", "predict_three")}}
-    classes, *kernel = P["predict_precision"][3:]
-    points = visible._points("predict_precision")
-    predict_precision = {"expected": predict(*points, classes, *kernel),
-                         "overflow": predict(*points, classes, *kernel, flaws=("precision",)),
-                         "kmax": float(poly(points[0], points[1], *kernel).max())}
     return {**declared.visible_data(visible.LESSON, REFERENCES), "online": online, "labels": labels,
-            "precision": precision, "new": new,
-            "predict_labels": predict_labels, "predict_precision": predict_precision}
+            "precision": precision, "new": new}
 
 
 # ------------------------------------------------------------- test data
@@ -307,51 +301,37 @@ def _train_new_digits():
     return Test([_train_call(*c) for c in cases], judge)
 
 
-def _predict_call(X_new, X, alpha, Y, b, classes, degree, gamma, coef0):
-    return Call("fixed_predict", X_new, X, alpha, Y, b, classes, degree=degree, gamma=gamma, coef0=coef0)
-
-
-def _predict_labels_new():
-    cases = []
-    for seed, labels, classes in ((74, [-1, 0, 3], np.array([3, -1, 0])), (75, [-1, 1], np.array([-1, 1]))):
-        X, y = small_classes(40, len(labels), seed, labels)
+def _predict_labels_new(rng):
+    """Small whole-coordinate points, classes with -1 and 0 (and -1 and 1), trained by the reference."""
+    probes = []
+    for labels, classes in (([-1, 0, 3], np.array([3, -1, 0])), ([-1, 1], np.array([-1, 1]))):
+        X, y = small_classes(40, len(labels), int(rng.integers(2**31)), labels)
         alpha, b, Y = fit(X[:30], y[:30], classes, 5, 2, 1.0, 1.0)
-        cases.append((X[30:], X[:30], alpha, Y, b, classes, 2, 1.0, 1.0))
-    expected = [predict(*c) for c in cases]
-
-    def judge(answers):
-        for a, want, c in zip(answers, expected, cases, strict=True):
-            got = visible.unpack_labels(a, len(c[0]), "fixed_predict on new points")
-            if not np.array_equal(got, want):
-                fail("fixed_predict", [f"on new points with classes {list(c[5])} {int((got != want).sum())} of "
-                                       f"your {len(got)} predictions are wrong (every label must be one of the "
-                                       "classes, the one with the largest score)"])
-    return Test([_predict_call(*c) for c in cases], judge)
+        probes.append(Probe((X[30:], X[:30], alpha, Y, b, classes), {"degree": 2, "gamma": 1.0, "coef0": 1.0}))
+    return probes
 
 
-def _predict_precision_new_digits():
+def _predict_precision_new_digits(rng):
+    """100 new digits scored by perceptrons trained on 300 and 200 others (gamma 1 and 0.5)."""
     X, y = mnist()
-    cases = []
-    for (lo, hi), kernel in (((0, 300), (4, 1.0, 1.0)), ((300, 500), (3, 0.5, 2.0))):
-        classes = np.arange(10)
-        alpha, b, Y = fit(X[lo:hi], y[lo:hi], classes, 3, *kernel)
-        cases.append((X[500:600], X[lo:hi], alpha, Y, b, classes, *kernel))
-    expected = [predict(*c) for c in cases]
-
-    def judge(answers):
-        for a, want, c in zip(answers, expected, cases, strict=True):
-            got = visible.unpack_labels(a, len(c[0]), "fixed_predict on new digits")
-            check_close(got, want, f"fixed_predict on 100 new digits (degree {c[6]}, gamma {c[7]:g}, coef0 {c[8]:g})",
-                        hint="are your kernel values finite and exact enough?")
-    return Test([_predict_call(*c) for c in cases], judge)
+    order = rng.permutation(len(X))
+    probes, classes = [], np.arange(10)
+    for (lo, hi), (degree, gamma, coef0) in (((0, 300), (4, 1.0, 1.0)), ((300, 500), (3, 0.5, 2.0))):
+        train = order[lo:hi]
+        alpha, b, Y = fit(X[train], y[train], classes, 3, degree, gamma, coef0)
+        probes.append(Probe((X[order[500:600]], X[train], alpha, Y, b, classes),
+                            {"degree": degree, "gamma": gamma, "coef0": coef0}))
+    return probes
 
 
-HIDDEN = {"ex1-ovr-tests": _ovr_new_digits, "ex1-ovr-tests-scores": _ovr_scores_new_digits}
+HIDDEN = {"ex1-ovr-tests": _ovr_new_digits, "ex1-ovr-tests-scores": _ovr_scores_new_digits,
+          "ex3-predict-tests-labels": _predict_labels_new,
+          "ex3-predict-tests-precision": _predict_precision_new_digits}
 
 
 def cells(seed=None):
-    """The tests that decide each autograded cell (hidden probes of Exercise 1 drawn from ``seed``)."""
-    train, pred = visible.TRAIN.what, visible.PREDICT.what
+    """The tests that decide each autograded cell (hidden probes of Exercises 1 and 3 drawn from ``seed``)."""
+    train = visible.TRAIN.what
     return {
         **declared.cells(visible.LESSON, REFERENCES, HIDDEN, seed=seed),
         "ex2-train-tests-online": Cell("ex2-train", train, [*visible.train_tests("online"), _train_online_new_data()]),
@@ -359,8 +339,4 @@ def cells(seed=None):
         "ex2-train-tests-precision": Cell("ex2-train", train,
                                           [*visible.train_tests("precision"), _train_precision_new_digits()]),
         "ex2-train-tests-new": Cell("ex2-train", train, [*visible.train_tests("new"), _train_new_digits()]),
-        "ex3-predict-tests-labels": Cell("ex3-predict", pred,
-                                         [*visible.predict_tests("labels"), _predict_labels_new()]),
-        "ex3-predict-tests-precision": Cell("ex3-predict", pred,
-                                            [*visible.predict_tests("precision"), _predict_precision_new_digits()]),
     }
