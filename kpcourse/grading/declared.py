@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import copy
 import zlib
+from collections.abc import Mapping
 
 import numpy as np
 
@@ -40,11 +41,13 @@ def _reference(references, exercise):
         raise KeyError(f"the grader has no reference for {exercise.function!r}: add it to REFERENCES") from None
 
 
-def outputs(reference, check, probes, references=None):
+def outputs(reference, check, probes, references=None, lazy=False):
     """Expected outputs of ``probes`` and, for each, the output of each of ``check``'s mistakes.
 
     A :class:`~kpcourse.checks._core.Ref` argument (another of the student's functions)
-    is given to the reference as ``references[name]``, the grader's own.
+    is given to the reference as ``references[name]``, the grader's own. With ``lazy``,
+    a probe's mistaken outputs are computed only when the judge first asks for them
+    (a wrong answer): a right submission costs the grader one reference run per probe.
     """
     references = references or {}
 
@@ -52,14 +55,7 @@ def outputs(reference, check, probes, references=None):
         resolve = lambda a: references[a.name] if isinstance(a, Ref) else copy.deepcopy(a)  # noqa: E731
         return [resolve(a) for a in probe.args], {k: resolve(v) for k, v in probe.kwargs.items()}
 
-    expected, mistaken = [], []
-    for probe in probes:
-        if probe.raises or probe.like is not None:
-            expected.append(None)
-            mistaken.append({})
-            continue
-        args, kwargs = arguments(probe)
-        expected.append(reference(*args, **kwargs))
+    def mistakes_of(probe):
         wrong = {}
         for key in check.mistakes:
             args, kwargs = arguments(probe)
@@ -69,8 +65,39 @@ def outputs(reference, check, probes, references=None):
                 out = {"__raised__": type(exc).__name__}
             if out is not None:
                 wrong[key] = out
-        mistaken.append(wrong)
+        return wrong
+
+    expected, mistaken = [], []
+    for probe in probes:
+        if probe.raises or probe.like is not None:
+            expected.append(None)
+            mistaken.append({})
+            continue
+        args, kwargs = arguments(probe)
+        expected.append(reference(*args, **kwargs))
+        mistaken.append(_Lazy(lambda probe=probe: mistakes_of(probe)) if lazy else mistakes_of(probe))
     return expected, mistaken
+
+
+class _Lazy(Mapping):
+    """A mapping computed on first use."""
+
+    def __init__(self, compute):
+        self._compute, self._data = compute, None
+
+    def _get(self):
+        if self._data is None:
+            self._data = self._compute()
+        return self._data
+
+    def __getitem__(self, key):
+        return self._get()[key]
+
+    def __iter__(self):
+        return iter(self._get())
+
+    def __len__(self):
+        return len(self._get())
 
 
 def visible_data(lesson, references):
@@ -87,7 +114,7 @@ def hidden_test(lesson, cell, reference, draw, seed, references=None):
     exercise, check = lesson.check(cell)
     rng = np.random.default_rng([seed, zlib.crc32(cell.encode())])
     probes = list(draw(rng))
-    expected, mistaken = outputs(reference, check, probes, references)
+    expected, mistaken = outputs(reference, check, probes, references, lazy=True)
 
     def judge_hidden(answers):
         __tracebackhide__ = True
