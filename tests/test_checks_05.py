@@ -426,14 +426,19 @@ def test_choose_sigma_choice_mistakes_fail_choice_only(kind, phrase):
     checks.test("ex3-choose-sigma-tests-errors", f)
 
 
-def test_check_sigma_choice_tolerance():
+def test_grid_choice_within_tolerance():
     val = np.array([0.2, 0.03, 0.06, 0.5])
     grid = (0.01, 0.1, 1.0, 10.0)
-    checks.check_sigma_choice(1.0, grid, val)        # 0.06 is within 0.05 of 0.03
-    assert "not one of sigmas" in _message(checks.check_sigma_choice, 0.5, grid, val)
-    assert "clearly better" in _message(checks.check_sigma_choice, 0.01, grid, val)
-    assert "one number" in _message(checks.check_sigma_choice, "0.1", grid, val)
-    assert "one number" in _message(checks.check_sigma_choice, [0.1], grid, val)
+
+    def choice(best):
+        return _message(_core.check_grid_choice, best, grid, val, "choose_sigma", tol=checks.SIGMA_TOL)
+    _core.check_grid_choice(1.0, grid, val, "choose_sigma", tol=checks.SIGMA_TOL)  # 0.06 is within 0.05 of 0.03
+    assert "not one of sigmas" in choice(0.5)
+    assert "clearly better" in choice(0.01)
+    assert "largest validation error" in choice(10.0)
+    assert "one number" in choice("0.1")
+    assert "one number" in choice([0.1])
+    assert "looks like an index" in choice(2)
 
 
 def test_choose_probe_errors_are_data_not_training():

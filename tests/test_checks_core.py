@@ -123,7 +123,8 @@ def test_generic_checks_never_show_the_reference():
     assert "transposed" in _message(_core.check_shape, np.zeros((3, 2)), (2, 3), "K")
     assert "True/False" in _message(_core.check_labels, np.array([True, False]), 2, "pred")
     assert "contains 0" in _message(_core.check_labels, np.array([1, 0]), 2, "pred")
-    assert "should be a tuple, got list" in _message(_core.check_type, [1, 2], tuple, "result")
+    assert "should return one number, got shape (2,)" in _message(_core.one_number, [1, 2], "gap")
+    assert _core.one_number(np.float32(0.5), "gap") == 0.5
     assert "should be an array, got Evil" in _message(_core.check_shape, _core.Opaque("Evil"), (2,), "w")
 
 

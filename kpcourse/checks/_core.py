@@ -38,8 +38,8 @@ import numpy as np
 
 __all__ = [
     "Ref", "Call", "Answer", "Test", "call", "run", "produce", "encode", "decode",
-    "fmt", "fail", "check_type", "check_shape", "check_close", "check_labels", "expect_raises",
-    "unpack", "name_mistake", "same", "check_loop_free", "load_data",
+    "fmt", "fail", "check_shape", "check_close", "check_labels", "expect_raises", "one_number",
+    "check_grid_choice", "unpack", "same", "check_loop_free", "load_data",
 ]
 
 #: Environment variable naming the probes file while grading (set by the grader).
@@ -100,15 +100,6 @@ def problem(check, *args, **kwargs):
 
 
 # ------------------------------------------------------------ generic checks
-def check_type(value, types, name):
-    """Check ``isinstance(value, types)``; the message names the type that arrived."""
-    __tracebackhide__ = True
-    if not isinstance(value, types):
-        kinds = types if isinstance(types, tuple) else (types,)
-        wanted = " or ".join(t.__name__ for t in kinds)
-        raise AssertionError(f"{name} should be a {wanted}, got {_type_name(value)}: {fmt(value)}")
-
-
 def check_shape(value, shape, name):
     """Check the shape of an array-like; ``None`` in ``shape`` matches any length."""
     __tracebackhide__ = True
@@ -171,7 +162,14 @@ def check_labels(value, n, name):
 
 
 def same(a, b, rtol=1e-7, atol=1e-9):
-    """True when two answers hold the same numbers (shapes equal, values close); never raises."""
+    """True when two answers hold the same numbers, entry by entry for tuples; never raises."""
+    if isinstance(b, tuple):
+        return isinstance(a, (tuple, list)) and len(a) == len(b) and all(
+            same(x, y, rtol, atol) for x, y in zip(a, b, strict=True))
+    if isinstance(b, str) or isinstance(a, str):
+        return isinstance(a, str) and isinstance(b, str) and a == b
+    if isinstance(a, Opaque) or a is None:
+        return False
     try:
         a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
     except (TypeError, ValueError):
@@ -179,16 +177,55 @@ def same(a, b, rtol=1e-7, atol=1e-9):
     return a.shape == b.shape and bool(np.allclose(a, b, rtol=rtol, atol=atol, equal_nan=True))
 
 
-def name_mistake(value, mistakes, rtol=1e-7, atol=1e-9):
-    """The hint of the first common mistake whose output ``value`` matches, else ``None``.
+def one_number(value, name):
+    """``value`` as a float when it is one number (not an array, a bool or a string), or fail clearly."""
+    __tracebackhide__ = True
+    if isinstance(value, (Opaque, str, bool, np.bool_)) or np.ndim(value) != 0:
+        got = fmt(value) if isinstance(value, (Opaque, str, bool, np.bool_)) else f"shape {np.shape(value)}"
+        raise AssertionError(f"{name} should return one number, got {got}")
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        raise AssertionError(f"{name} should return one number, got {_type_name(value)}") from None
 
-    ``mistakes`` maps a hint ("sign(0) must count as a mistake") to the output that
-    mistake gives on the same probe (data, stored with the check).
+
+def check_grid_choice(best, grid, errors, name, *, tol=0.0, first=False, what="validation error"):
+    """Check that ``best`` is a value of ``grid`` whose error is within ``tol`` of the smallest.
+
+    ``errors`` holds one error per grid value (data the caller brings: the reference's, or
+    the student's own); with ``first``, a tie goes to the first of the best values, and a
+    whole number equal to the best value's index is called an index. The errors are never
+    shown (on hidden inputs they would be the reference's).
+
+    Raises
+    ------
+    AssertionError
+        Naming the mistake: an index instead of a value, a value outside the grid, the
+        largest error, the last of tied values, or a clearly worse choice.
     """
-    for hint, output in mistakes.items():
-        if same(value, output, rtol, atol):
-            return hint
-    return None
+    __tracebackhide__ = True
+    grid, errors = np.asarray(grid, dtype=float), np.asarray(errors, dtype=float)
+    b = one_number(best, name)
+    low = errors.min() + max(tol, 1e-12)
+    best_at = int(np.flatnonzero(errors <= low)[0])
+    at = np.flatnonzero(np.isclose(grid, b, rtol=1e-12, atol=0))
+    as_index = first and isinstance(best, (int, np.integer)) and b == best_at and grid[best_at] != b
+    if as_index or len(at) == 0 and b.is_integer() and 0 <= b < len(grid):
+        raise AssertionError(f"{name} returned {fmt(best)}, which looks like an index into sigmas (the index of "
+                             "the best σ?): return the value σ itself (sigmas[i])")
+    if len(at) == 0:
+        raise AssertionError(f"{name} returned {fmt(best)}, which is not one of sigmas={fmt(grid)}")
+    i = int(at[0])
+    if errors[i] <= low and (not first or i == best_at):
+        return
+    if errors[i] == errors.max() and errors.max() > errors.min():
+        raise AssertionError(f"{name} chose σ = {grid[i]:g}: you chose the σ with the largest {what}; pick the σ "
+                             f"with the smallest {what}")
+    if errors[i] <= low:
+        raise AssertionError(f"{name}: several σ share the smallest {what}: on a tie, return the first of them "
+                             "in the order of sigmas (np.argmin does)")
+    raise AssertionError(f"{name} chose σ = {grid[i]:g}, whose {what} is {errors[i]:.3f}; another σ of the grid "
+                         f"does clearly better: pick the σ with the smallest {what}")
 
 
 def unpack(value, fname, names):

@@ -37,8 +37,10 @@ from kpcourse.checks._core import (
     fail,
     fmt,
     load_data,
+    one_number,
     problem,
     run,
+    same,
     unpack,
 )
 
@@ -224,6 +226,13 @@ def _shape_of(value):
         return "?"
 
 
+@comparison("number")
+def _number(value, expected, name, check, probe, answer):
+    """One number (not an array, a bool or a string), close to the expected one."""
+    __tracebackhide__ = True
+    check_close(one_number(value, name), expected, name, rtol=check.rtol, atol=check.atol)
+
+
 @comparison("exact")
 def _exact(value, expected, name, check, probe, answer):
     __tracebackhide__ = True
@@ -231,22 +240,6 @@ def _exact(value, expected, name, check, probe, answer):
     check_shape(value, exp.shape, name)
     if not np.array_equal(np.asarray(value), exp):
         raise AssertionError(f"{name} is not correct: you returned {fmt(value)}")
-
-
-def same(a, b, rtol=1e-7, atol=1e-9):
-    """True when two answers hold the same numbers, entry by entry for tuples; never raises."""
-    if isinstance(b, tuple):
-        return isinstance(a, (tuple, list)) and len(a) == len(b) and all(
-            same(x, y, rtol, atol) for x, y in zip(a, b, strict=True))
-    if isinstance(b, str) or isinstance(a, str):
-        return isinstance(a, str) and isinstance(b, str) and a == b
-    if isinstance(a, Opaque) or a is None:
-        return False
-    try:
-        a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
-    except (TypeError, ValueError):
-        return False
-    return a.shape == b.shape and bool(np.allclose(a, b, rtol=rtol, atol=atol, equal_nan=True))
 
 
 # --------------------------------------------------------------------- judging

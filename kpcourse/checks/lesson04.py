@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from kpcourse.checks._core import Opaque, Ref, check_close, check_labels, check_shape, fmt
+from kpcourse.checks._core import Ref, check_close, check_labels, check_shape, fmt, one_number
 from kpcourse.checks.exercise import COMPARISONS, Check, Exercise, Lesson, Probe, comparison, same
 
 __all__ = ["LESSON", "test", "FEATURE_MAPS"]
@@ -109,22 +109,11 @@ def _features(value, expected, name, check, probe, answer):
     check_close(arr, expected, name)
 
 
-def _number(value, name):
-    __tracebackhide__ = True
-    if isinstance(value, (Opaque, str)) or np.ndim(value) != 0:
-        got = fmt(value) if isinstance(value, (Opaque, str)) else f"shape {np.shape(value)}"
-        raise AssertionError(f"identity_gap should return one number (the largest absolute difference), got {got}")
-    try:
-        return float(value)
-    except (TypeError, ValueError):
-        raise AssertionError(f"identity_gap should return a number, got {type(value).__name__}") from None
-
-
 @comparison("l04_rounding")
 def _rounding(value, expected, name, check, probe, answer):
     """The gap of an exact map: rounding-size."""
     __tracebackhide__ = True
-    got = _number(value, name)
+    got = one_number(value, name)
     if not (np.isfinite(got) and abs(got) < 1e-9):
         raise AssertionError(f"{name}: " + _ROUNDING.format(fmt(got)))
 
@@ -132,7 +121,7 @@ def _rounding(value, expected, name, check, probe, answer):
 @comparison("l04_gap")
 def _gap(value, expected, name, check, probe, answer):
     __tracebackhide__ = True
-    got = _number(value, name)
+    got = one_number(value, name)
     if not np.isclose(got, expected):
         raise AssertionError(f"{name}: you returned {fmt(got)}: the gap is max |feature_map(X) @ feature_map(Z).T "
                              "− (X @ Z.T) ** 2| over all pairs")

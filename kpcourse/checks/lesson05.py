@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from kpcourse.checks._core import check_shape, fmt
+from kpcourse.checks._core import check_grid_choice, check_shape, fmt
 from kpcourse.checks.exercise import Check, Exercise, Lesson, Probe, comparison
 
-__all__ = ["LESSON", "test", "check_sigma_choice", "rings_probe", "SIGMA_TOL"]
+__all__ = ["LESSON", "test", "rings_probe", "SIGMA_TOL"]
 
 _RNG_SHAPES, _RNG_LOOP = np.random.default_rng(5), np.random.default_rng(7)
 #: rbf_gram: 4 x 3 points in 2-D, two bandwidths (σ, σ², 2σ and 2σ² all differ).
@@ -157,7 +157,7 @@ def _error_rates(value, expected, name, check, probe, answer):
 def _sigma_choice(value, expected, name, check, probe, answer):
     """The σ returned has a reference validation error within SIGMA_TOL of the best of the grid."""
     __tracebackhide__ = True
-    check_sigma_choice(value[0], probe.args[4], expected[1], name=name)
+    check_grid_choice(value[0], probe.args[4], expected[1], name, tol=SIGMA_TOL)
 
 
 @comparison("sigma_choice_shaped")
@@ -166,43 +166,6 @@ def _sigma_choice_shaped(value, expected, name, check, probe, answer):
     __tracebackhide__ = True
     check_shape(value[1], (len(probe.args[4]),), f"the errors returned for {len(probe.args[4])} values of sigma")
     _sigma_choice(value, expected, name, check, probe, answer)
-
-
-def check_sigma_choice(best, sigmas, val_errors, name="choose_sigma", tol=SIGMA_TOL):
-    """Check that ``best`` is a σ of the grid whose reference validation error is within ``tol`` of the best.
-
-    ``val_errors`` are the reference error rates of each σ (data the caller brings);
-    nothing is trained here. The choice by the training error is a named mistake of the
-    declaration (its output is the grader's).
-
-    Raises
-    ------
-    AssertionError
-        Naming the mistake: an index instead of a value, a σ outside the grid, the largest
-        error, or a choice that is clearly worse.
-    """
-    __tracebackhide__ = True
-    sigmas = [float(s) for s in sigmas]
-    if isinstance(best, (bool, np.bool_, str)) or np.ndim(best) != 0:
-        raise AssertionError(f"{name} should return the chosen σ as one number, got {fmt(best)}")
-    try:
-        b = float(best)
-    except (TypeError, ValueError):
-        raise AssertionError(f"{name} should return the chosen σ as one number, got {fmt(best)}") from None
-    if not any(np.isclose(b, s, rtol=1e-12, atol=0) for s in sigmas):
-        if b.is_integer() and 0 <= b < len(sigmas):
-            raise AssertionError(f"{name} returned {fmt(best)}, which looks like an index into sigmas: "
-                                 "return the value σ itself (sigmas[i])")
-        raise AssertionError(f"{name} returned {fmt(best)}, which is not one of sigmas={fmt(np.array(sigmas))}")
-    i = int(np.argmin([abs(b - s) for s in sigmas]))
-    val_errors = np.asarray(val_errors, float)
-    if val_errors[i] <= val_errors.min() + tol:
-        return
-    if i == int(np.argmax(val_errors)):
-        raise AssertionError(f"{name} chose σ = {sigmas[i]:g}, the largest validation error: pick the smallest")
-    raise AssertionError(
-        f"{name} chose σ = {sigmas[i]:g}, whose validation error is {val_errors[i]:.3f}; another σ of the grid "
-        "does clearly better: pick the σ with the smallest validation error")
 
 
 # ----------------------------------------------------------------- the exercises

@@ -5,17 +5,17 @@ The expected outputs and the outputs of common mistakes (averaging over epochs, 
 off-by-one T, an unsigned margin, a strict threshold, a choice made on the whole set, …)
 are data (``data/lesson08.json``, written from the grader's references); no perceptron,
 no margin formula and no cross-validation live here. The choice of σ is judged against
-the scores the student's own function returned (:func:`check_choice`).
+the scores the student's own function returned (:func:`~kpcourse.checks._core.check_grid_choice`).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from kpcourse.checks._core import check_close, check_shape, fail, fmt
+from kpcourse.checks._core import check_close, check_grid_choice, check_shape, fmt
 from kpcourse.checks.exercise import Check, Exercise, Lesson, Probe, comparison, same
 
-__all__ = ["LESSON", "test", "cv_probe", "check_choice", "PROBES"]
+__all__ = ["LESSON", "test", "cv_probe", "PROBES"]
 
 # averaged_dual_train: six points, the last one labelled against its neighbours (never separable)
 _XN = np.array([[1.0, 2.0], [2.0, 0.5], [-1.0, -1.0], [0.5, -2.0], [-2.0, 1.0], [1.5, 1.5]])
@@ -117,23 +117,6 @@ CV_HINTS["n_folds"] = "with n_folds=2 your cv_scores are wrong: split into n_fol
 
 
 # ------------------------------------------------------- lesson-specific comparisons
-def _number(value, name):
-    __tracebackhide__ = True
-    if np.ndim(value) != 0 or isinstance(value, (str, bool, np.bool_)):
-        raise AssertionError(f"{name} should return one number, got {fmt(value)}")
-    try:
-        return float(value)
-    except (TypeError, ValueError):
-        raise AssertionError(f"{name} should return one number, got {fmt(value)}") from None
-
-
-@comparison("l08_number")
-def _compare_number(value, expected, name, check, probe, answer):
-    """One number (not an array, a bool or a string), close to the expected one."""
-    __tracebackhide__ = True
-    check_close(_number(value, name), expected, name, rtol=check.rtol, atol=check.atol)
-
-
 def _pair(value, expected, name, check, probe, parts):
     """``(counts, bias)``: counts of shape (n,) for the n labels, one number for the bias; then close."""
     __tracebackhide__ = True
@@ -177,50 +160,9 @@ def _choice(value, expected, name, check, probe, answer):
         scores = np.asarray(scores, dtype=float)
     except (TypeError, ValueError):
         raise AssertionError("cv_scores should be numbers, one error rate per σ") from None
-    if np.ndim(best) != 0 or isinstance(best, (str, bool, np.bool_)):
-        raise AssertionError(f"choose_sigma should return the chosen σ as one number, got {fmt(best)}")
     visible = any(p is probe for p in check.probes)
     label = f"with sigmas={fmt(np.array(sigmas))}" if visible else f"on {check.hidden_label}"
-    check_choice(best, sigmas, scores, f"choose_sigma {label}")
-
-
-def check_choice(best, sigmas, scores, where="choose_sigma"):
-    """Check that ``best`` is the first σ of ``sigmas`` with the smallest of the returned ``scores``.
-
-    The choice is judged against the scores the student's function returned (the scores
-    themselves are the other test cell's business).
-
-    Raises
-    ------
-    AssertionError
-        Naming the mistake: an index instead of a value, a σ outside the grid, the largest
-        error, the last of tied σ, or another σ.
-    """
-    __tracebackhide__ = True
-    grid, scores = np.array(sigmas, dtype=float), np.asarray(scores, dtype=float)
-    b = float(best)
-    at = np.flatnonzero(np.isclose(grid, b, rtol=1e-12, atol=0))
-    low = scores.min() + 1e-12
-    first = int(np.flatnonzero(scores <= low)[0])
-    if isinstance(best, (int, np.integer)) and b == first and grid[first] != b:
-        fail("choose_sigma", [f"{where} returned {fmt(best)}, the index of the best σ: return the value sigmas[i]"])
-    if len(at) == 0:
-        if b.is_integer() and 0 <= b < len(grid):
-            msg = f"{where} returned {fmt(best)}, which looks like an index: return the value sigmas[i]"
-        else:
-            msg = f"{where} returned {fmt(best)}, which is not one of sigmas={fmt(grid)}"
-        fail("choose_sigma", [msg])
-    if at[0] == first:
-        return
-    if scores[at[0]] == scores.max() and scores.max() > scores.min():
-        msg = (f"{where}: you chose the σ with the largest cross-validation error (cv_scores={fmt(scores)}): "
-               "best_sigma is the σ with the smallest mean validation error")
-    elif scores[at[0]] <= low:
-        msg = (f"{where}: with sigmas={fmt(grid)} several σ share the smallest error: on a tie, return the first "
-               "of them in the order of sigmas (np.argmin does)")
-    else:
-        msg = f"{where}: you chose sigma={fmt(best)}, not the σ with the smallest of your cv_scores={fmt(scores)}"
-    fail("choose_sigma", [msg])
+    check_grid_choice(best, sigmas, scores, f"choose_sigma {label}", first=True, what="cross-validation error")
 
 
 # -------------------------------------------------------------------- the table
@@ -240,7 +182,7 @@ AVERAGED = Exercise(
               probes=[Probe((np.ones((3, 4)), np.array([1, -1, 1]), 2), raises="ValueError",
                             why="K has shape (3, 4) for 3 labels"),
                       Probe((_P["avg_noisy_K"], _P["avg_noisy_y"], _P["avg_noisy_epochs"]), label=_NOISY)]),
-        Check("ex1-averaged-tests-bias", compare="l08_number", part=1, rtol=0, atol=1e-12,
+        Check("ex1-averaged-tests-bias", compare="number", part=1, rtol=0, atol=1e-12,
               mistakes=("bias_last", "epochs", "no_plus_one", "zero_based", "over_t1", "mistake_clock"),
               hint="the bias is averaged over the T steps like alpha",
               hidden_label="new noisy data (compared with explicit averaging)",
@@ -257,11 +199,11 @@ AVERAGED = Exercise(
 
 MARGIN = Exercise(
     "geometric_margin", "ex2-margin", "the geometric margin", mistakes=MARGIN_HINTS, checks=[
-        Check("ex2-margin-tests", compare="l08_number", rtol=1e-9, atol=1e-12,
+        Check("ex2-margin-tests", compare="number", rtol=1e-9, atol=1e-12,
               mistakes=("functional", "squared", "norm_b", "no_b", "mean", "max"),
               hint="the margin is min_i y_i (w·x_i + b)/‖w‖", hidden_label="new separators",
               probes=[Probe(_P["margin_separator"], label="w=[3, 4], b=-2 and 5 points all on their side")]),
-        Check("ex2-margin-tests-details", compare="l08_number", rtol=1e-9, atol=1e-12, loop_free=True,
+        Check("ex2-margin-tests-details", compare="number", rtol=1e-9, atol=1e-12, loop_free=True,
               mistakes=("abs", "functional", "squared", "norm_b", "no_b", "mean", "max"),
               hint="the margin is min_i y_i (w·x_i + b)/‖w‖, signed",
               hidden_label="lines that misclassify points (new data)",
