@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from kpcourse.checks._core import check_shape, fmt
-from kpcourse.checks.exercise import Check, Exercise, Lesson, Probe, comparison, same
+from kpcourse.checks.exercise import SIGN_AT_ZERO, Check, Exercise, Lesson, Probe, comparison, same
 
 __all__ = ["LESSON", "test", "check_trace", "stop_problems"]
 
@@ -130,10 +130,7 @@ PREDICT = Exercise(
         "scores": "predict returned the scores w·x + b; return their labels -1/+1",
         "flipped": "your labels are flipped: a positive score w·x + b predicts +1",
         "no_bias": "your prediction ignores the bias b: the score is w·x + b",
-        "np_sign": "a score of exactly 0 gave 0 (np.sign(0) is 0): a point whose score is not positive "
-                   "is labelled -1",
-        "zero_plus": "a score of exactly 0 gave +1: only a positive score predicts +1 (a point on the "
-                     "boundary is not counted as positive)",
+        **SIGN_AT_ZERO,
     },
     checks=[
         Check("ex1-predict-tests", compare="labels", mistakes=("scores", "flipped", "no_bias"),

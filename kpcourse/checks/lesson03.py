@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from kpcourse.checks._core import check_close, check_shape, fmt
-from kpcourse.checks.exercise import Check, Exercise, Lesson, Probe, comparison, same
+from kpcourse.checks.exercise import SIGN_AT_ZERO, Check, Exercise, Lesson, Probe, comparison, same
 from kpcourse.datasets import quiz_points, quiz_transform
 
 __all__ = ["LESSON", "test", "QUIZ"]
@@ -67,9 +67,7 @@ PREDICT_MISTAKES = {
     "no_y": f"your prediction ignores the labels y: the score is {_SCORE}",
     "no_b": f"your prediction ignores the bias b: the score is {_SCORE}",
     "flipped": "your labels are flipped: a positive score predicts +1",
-    "np_sign": "a score of exactly 0 gave 0 (np.sign(0) is 0): a point whose score is not positive is "
-               "labelled -1",
-    "zero_plus": "a score of exactly 0 gave +1: only a positive score predicts +1",
+    **SIGN_AT_ZERO,
     "no_lr": f"your prediction ignores the learning rate: the score is {_SCORE} (it multiplies the kernel "
              "sum, not b)",
 }
@@ -147,18 +145,6 @@ def _rate(value, expected, name, check, probe, answer):
                              f"learning_rate=1 and b={fmt(b)} for {lr:g}")
 
 
-@comparison("dual_boundary")
-def _boundary(value, expected, name, check, probe, answer):
-    """Only the last point, whose score is exactly 0, is judged here: it must not get 0 or +1."""
-    __tracebackhide__ = True
-    check_shape(value, np.shape(expected), name)
-    z = float(np.asarray(value, dtype=float)[-1])
-    if z == 0:
-        raise AssertionError(PREDICT_MISTAKES["np_sign"])
-    if z == 1:
-        raise AssertionError(PREDICT_MISTAKES["zero_plus"])
-
-
 @comparison("dual_w")
 def _w(value, expected, name, check, probe, answer):
     """w of shape (n_features,): a pair, one entry per point or one entry too many get their own message."""
@@ -214,9 +200,10 @@ PREDICT = Exercise(
                   Probe((np.ones((2, 4)), PA, PY, 0.0, 1.0), raises="ValueError",
                         why="K_test_train has 4 columns but there are 3 training samples (len(alpha))")]),
         Check("ex2-dual-predict-tests-details", compare="labels", mistakes=("np_sign", "zero_plus", "no_lr"),
+              options={"zero_at": -1},
               hidden_label="a grid with points on the boundary", hint="the score is learning_rate·Σ_j alpha_j "
               "y_j K[t, j] + b; a score of exactly 0 gives -1", probes=[
-                  Probe((PK, PA, PY, PB, 1.0), compare="dual_boundary",
+                  Probe((PK, PA, PY, PB, 1.0), compare="at_zero",
                         label="4 test points, the last with a score of exactly 0"),
                   Probe(PLR, mistake="no_lr", label="a test point with learning_rate=0.5")]),
     ])

@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from kpcourse.checks._core import Ref, check_close, check_labels, check_shape, fmt, one_number
-from kpcourse.checks.exercise import COMPARISONS, Check, Exercise, Lesson, Probe, comparison, same
+from kpcourse.checks.exercise import COMPARISONS, SIGN_AT_ZERO, Check, Exercise, Lesson, Probe, comparison, same
 
 __all__ = ["LESSON", "test", "FEATURE_MAPS"]
 
@@ -160,18 +160,6 @@ def _named(value, expected, name, check, probe, answer):
         raise AssertionError(f"{name} gave wrong labels")
 
 
-@comparison("l04_zero")
-def _zero(value, expected, name, check, probe, answer):
-    """Only the first point, whose score is exactly 0, is judged here: it must not get 0 or +1."""
-    __tracebackhide__ = True
-    check_shape(value, np.shape(expected), name)
-    z = float(np.asarray(value, dtype=float)[0])
-    if z == 0:
-        raise AssertionError(PREDICT_MISTAKES["np_sign"])
-    if z == 1:
-        raise AssertionError(PREDICT_MISTAKES["zero_plus"])
-
-
 @comparison("l04_count")
 def _count(value, expected, name, check, probe, answer):
     """The count (a float equal to it passes here; the other cell asks for an int)."""
@@ -278,8 +266,7 @@ PREDICT_MISTAKES = {
     "no_b": f"your prediction ignores the bias b: {_SCORE}",
     "homogeneous": "your kernel is (x·z)², without the 1: this exercise uses k(x, z) = (1 + x·z)²",
     "linear": "your kernel is the linear x·z: this exercise uses k(x, z) = (1 + x·z)²",
-    "np_sign": "a score of exactly 0 gave 0 (np.sign(0) is 0): a point whose score is not positive is labelled -1",
-    "zero_plus": "a score of exactly 0 gave +1: only a positive score predicts +1",
+    **SIGN_AT_ZERO,
 }
 _PREDICT_LABEL = (f"3 training points (X_train of shape (3, 2)), y_train={fmt(PREDICT_ARGS[1])}, "
                   f"alpha={fmt(PREDICT_ARGS[2])}, b={fmt(PREDICT_ARGS[3])}, X_new={fmt(PREDICT_NEW)}")
@@ -292,11 +279,11 @@ PREDICT = Exercise(
                   Probe((*PREDICT_ARGS, PREDICT_NEW[:1]), compare="l04_shape", label="X_new with one row"),
                   Probe((*PREDICT_ARGS, np.ones((2, 3))), raises="ValueError",
                         why="X_new has 3 columns but the training points have 2")]),
-        Check("ex4-predict-tests-details", compare="labels",
+        Check("ex4-predict-tests-details", compare="labels", options={"zero_at": 0},
               mistakes=("homogeneous", "linear", "np_sign", "zero_plus"),
               hidden_label="points with a score of exactly 0, and the kernel", probes=[
                   Probe((*PREDICT_ARGS, PREDICT_NEW), label=_PREDICT_LABEL),
-                  Probe(ZERO, compare="l04_zero", label="2 new points, the first with a score of exactly 0")]),
+                  Probe(ZERO, compare="at_zero", label="2 new points, the first with a score of exactly 0")]),
     ])
 
 COUNT = Exercise(

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from kpcourse.checks._core import check_grid_choice, check_shape, fmt
-from kpcourse.checks.exercise import Check, Exercise, Lesson, Probe, comparison
+from kpcourse.checks.exercise import SIGN_AT_ZERO, Check, Exercise, Lesson, Probe, comparison
 
 __all__ = ["LESSON", "test", "rings_probe", "SIGMA_TOL"]
 
@@ -218,9 +218,7 @@ RBF_PREDICT = Exercise(
         "no_alpha": "your score ignores the mistake counts alpha: it is Σ αᵢ yᵢ k(xᵢ, q)",
         "plain": "your score is a plain sum of kernel values: it is Σ αᵢ yᵢ k(xᵢ, q)",
         **KERNEL_HINTS,
-        "np_sign": "a score of exactly 0 gave the label 0 (np.sign(0) is 0): a score that is not positive "
-                   "predicts -1",
-        "zero_plus": "a score of exactly 0 gave +1: only a positive score predicts +1",
+        **SIGN_AT_ZERO,
     },
     checks=[
         Check("ex2-rbf-predict-tests-score", compare="score", rtol=1e-9, atol=1e-12, hidden_label="new data",

@@ -26,9 +26,7 @@ def predict(w, b, X, mistake=None):
     scores = X @ w + (0.0 if mistake == "no_bias" else b)
     if mistake == "scores":
         return scores
-    if mistake == "np_sign":
-        return np.sign(scores)
-    labels = np.where(scores >= 0 if mistake == "zero_plus" else scores > 0, 1, -1)
+    labels = declared.sign_labels(scores, mistake)
     return -labels if mistake == "flipped" else labels
 
 

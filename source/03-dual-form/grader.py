@@ -74,9 +74,7 @@ def dual_predict(K_test_train, alpha, y, b, learning_rate=1.0, mistake=None):
     s = lr * (K @ (alpha * (1 if mistake == "no_y" else y))) + (0.0 if mistake == "no_b" else b)
     if mistake == "scores":
         return s
-    if mistake == "np_sign":
-        return np.sign(s)
-    labels = np.where(s >= 0 if mistake == "zero_plus" else s > 0, 1, -1)
+    labels = declared.sign_labels(s, mistake)
     return -labels if mistake == "flipped" else labels
 
 

@@ -119,8 +119,10 @@ def kernel_perceptron_predict(X_train, y_train, alpha, b, X_new, mistake=None):
     kw = {"no_y": {"use_y": False}, "no_b": {"use_b": False}, "homogeneous": {"kernel": "homogeneous"},
           "linear": {"kernel": "linear"}}.get(mistake, {})
     s = kernel_scores(X_train, y_train, alpha, b, X_new, **kw)
-    return {"scores": lambda: s, "np_sign": lambda: np.sign(s), "zero_plus": lambda: np.where(s >= 0, 1, -1),
-            "flipped": lambda: np.where(s > 0, -1, 1)}.get(mistake, lambda: np.where(s > 0, 1, -1))()
+    if mistake == "scores":
+        return s
+    labels = declared.sign_labels(s, mistake)
+    return -labels if mistake == "flipped" else labels
 
 
 def count_features(d, degree, mistake=None):

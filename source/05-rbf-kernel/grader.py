@@ -77,9 +77,7 @@ def rbf_predict(X, y, alpha, query, sigma, mistake=None):
     k = kernel(squared_distances(X, query[None])[:, 0], sigma, mistake)
     weights = {"no_y": alpha, "no_alpha": y, "plain": np.ones(len(X))}.get(mistake, alpha * y)
     score = float(np.sum(weights * k))
-    label = {"np_sign": int(np.sign(score)), "zero_plus": 1 if score >= 0 else -1}.get(mistake,
-                                                                                     1 if score > 0 else -1)
-    return score, label
+    return score, declared.sign_labels(score, mistake)
 
 
 _ERRORS = {}
