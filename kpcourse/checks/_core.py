@@ -38,7 +38,7 @@ import numpy as np
 
 __all__ = [
     "Ref", "Call", "Answer", "Test", "call", "run", "produce", "encode", "decode",
-    "fmt", "fail", "check_shape", "check_close", "check_labels", "expect_raises", "one_number",
+    "fmt", "fail", "as_numbers", "check_shape", "check_close", "check_labels", "expect_raises", "one_number",
     "check_grid_choice", "unpack", "same", "check_loop_free", "load_data",
 ]
 
@@ -142,6 +142,16 @@ def check_close(value, reference, name, *, hint=None, rtol=1e-7, atol=1e-9):
             msg = (f"{name} is not correct: {int(bad.sum())} of {bad.size} values differ "
                    f"(first at index {where}: yours is {fmt(arr[first])})")
         raise AssertionError(msg + (f"; {hint}" if hint else ""))
+
+
+def as_numbers(value, shape, name):
+    """``value`` as a float array of ``shape`` (see :func:`check_shape`), or fail clearly."""
+    __tracebackhide__ = True
+    check_shape(value, shape, name)
+    try:
+        return np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        raise AssertionError(f"{name} should be numbers, got {_type_name(value)}: {fmt(value)}") from None
 
 
 def check_labels(value, n, name):

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from kpcourse.checks._core import check_grid_choice, check_shape, fmt
+from kpcourse.checks._core import as_numbers, check_grid_choice, check_shape, fmt
 from kpcourse.checks.exercise import SIGN_AT_ZERO, Check, Exercise, Lesson, Probe, comparison
 
 __all__ = ["LESSON", "test", "rings_probe", "SIGMA_TOL"]
@@ -135,11 +135,7 @@ def _error_rates(value, expected, name, check, probe, answer):
     """One validation error rate per σ, within SIGMA_TOL of the reference's."""
     __tracebackhide__ = True
     sigmas = probe.args[4]
-    check_shape(value, (len(sigmas),), f"the errors returned for {len(sigmas)} values of sigma")
-    try:
-        err = np.asarray(value, dtype=float)
-    except (TypeError, ValueError):
-        raise AssertionError("the errors should be numbers, one error rate per σ") from None
+    err = as_numbers(value, (len(sigmas),), f"the errors returned for {len(sigmas)} values of sigma")
     ref = np.asarray(expected, dtype=float)
     if np.allclose(err, ref, rtol=0, atol=SIGMA_TOL):
         return

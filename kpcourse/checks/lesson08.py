@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from kpcourse.checks._core import check_close, check_grid_choice, check_shape, fmt
+from kpcourse.checks._core import as_numbers, check_close, check_grid_choice, check_shape, fmt
 from kpcourse.checks.exercise import Check, Exercise, Lesson, Probe, comparison, same
 
 __all__ = ["LESSON", "test", "cv_probe", "PROBES"]
@@ -155,11 +155,7 @@ def _choice(value, expected, name, check, probe, answer):
     __tracebackhide__ = True
     best, scores = value
     sigmas = probe.args[2]
-    check_shape(scores, (len(sigmas),), f"the cv_scores returned for {len(sigmas)} values of sigma")
-    try:
-        scores = np.asarray(scores, dtype=float)
-    except (TypeError, ValueError):
-        raise AssertionError("cv_scores should be numbers, one error rate per σ") from None
+    scores = as_numbers(scores, (len(sigmas),), f"the cv_scores returned for {len(sigmas)} values of sigma")
     visible = any(p is probe for p in check.probes)
     label = f"with sigmas={fmt(np.array(sigmas))}" if visible else f"on {check.hidden_label}"
     check_grid_choice(best, sigmas, scores, f"choose_sigma {label}", first=True, what="cross-validation error")
