@@ -20,7 +20,7 @@ import pytest
 
 from kpcourse.checks import LESSONS, exercise
 from kpcourse.checks._core import fmt
-from kpcourse.grading import commands, declared
+from kpcourse.grading import course, declared
 from kpcourse.grading.trusted import GRADER_FILE, load_grader
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def _declared():
     out = []
-    for name in commands.assignments(ROOT):
+    for name in course.assignments(ROOT):
         lesson = f"lesson{name[:2]}"
         if lesson not in LESSONS:
             continue
@@ -161,3 +161,58 @@ def test_a_probe_compared_with_another_answer_fails_when_that_answer_is_none():
     with pytest.raises(AssertionError, match="nothing came back"):
         exercise.judge(ex, check, answers, [None, None], [{}, {}])
     exercise.judge(ex, check, [Answer(Call("f", 1), 3.0), Answer(Call("f", 2), 3.0)], [None, None], [{}, {}])
+
+
+def test_a_whole_check_names_a_mistake_only_when_every_answer_is_its_output():
+    from kpcourse.checks._core import Answer, Call
+
+    probes = [exercise.Probe((x,), label=f"x={x}") for x in (1, 2, 3)]
+    ex = exercise.Exercise("f", "s", "it", [], mistakes={"double": "you doubled it"})
+    expected, mistaken = [1.0, 2.0, 3.0], [{"double": 2.0}, {"double": 4.0}, {"double": 6.0}]
+    for whole, values, named in ((False, (2.0, 2.0, 3.0), True), (True, (2.0, 2.0, 3.0), False),
+                                 (True, (2.0, 4.0, 6.0), True)):
+        check = exercise.Check("c", probes, mistakes=("double",), whole=whole)
+        answers = [Answer(Call("f", x), v) for x, v in zip((1, 2, 3), values, strict=True)]
+        with pytest.raises(AssertionError) as info:
+            exercise.judge(ex, check, answers, expected, mistaken)
+        assert ("you doubled it" in str(info.value)) == named, (whole, values, str(info.value))
+
+
+def test_where_the_reference_raises_the_answer_must_raise_with_a_message():
+    from kpcourse.checks._core import Answer, Call
+
+    def reference(x, mistake=None):
+        if x == 0 and mistake is None:
+            raise ValueError("x is 0")
+        return float(x)
+
+    probe = exercise.Probe((0,), label="zero", why="x is 0")
+    check = exercise.Check("c", [probe], mistakes=("never",), whole=True)
+    ex = exercise.Exercise("f", "s", "it", [check], mistakes={"never": "0 must be refused"})
+    expected, mistaken = declared.outputs(reference, check, [probe])
+    assert expected == [{"__raised__": "ValueError"}] and mistaken == [{"never": 0.0}]
+
+    def judge(answer):
+        exercise.judge(ex, check, [answer], expected, mistaken)
+
+    judge(Answer(Call("f", 0), error="ValueError", message="x is 0"))
+    with pytest.raises(AssertionError, match="with a message that says why x is 0"):
+        judge(Answer(Call("f", 0), error="ValueError", message=""))
+    with pytest.raises(AssertionError, match="should raise ValueError when x is 0"):
+        judge(Answer(Call("f", 0), 1.0))
+    with pytest.raises(AssertionError, match="0 must be refused"):
+        judge(Answer(Call("f", 0), 0.0))
+
+
+def test_an_accepted_output_passes_and_is_never_named():
+    from kpcourse.checks._core import Answer, Call
+
+    check = exercise.Check("c", [exercise.Probe((1,), label="one")], mistakes=("off",), accept=("other",))
+    ex = exercise.Exercise("f", "s", "it", [check], mistakes={"off": "one off"})
+    wrong = [{"off": 2.0, "other": 3.0}]
+    exercise.judge(ex, check, [Answer(Call("f", 1), 1.0)], [1.0], wrong)
+    exercise.judge(ex, check, [Answer(Call("f", 1), 3.0)], [1.0], wrong)  # the other accepted output
+    with pytest.raises(AssertionError, match="one off"):
+        exercise.judge(ex, check, [Answer(Call("f", 1), 2.0)], [1.0], wrong)
+    assert declared.outputs(lambda x, mistake=None: {**wrong[0]}.get(mistake, 1.0), check, check.probes) == \
+        ([1.0], wrong)  # the accepted outputs are data too

@@ -17,11 +17,11 @@ import nbformat
 import pytest
 
 from kpcourse.checks import _core
-from kpcourse.grading import commands
+from kpcourse.grading import commands, course
 from kpcourse.grading.trusted import GRADER_FILE, is_test_cell, load_grader
 
 ROOT = Path(__file__).resolve().parents[1]
-ASSIGNMENTS = commands.assignments(ROOT)
+ASSIGNMENTS = course.assignments(ROOT)
 
 
 @pytest.fixture(scope="module", params=ASSIGNMENTS)

@@ -23,8 +23,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from kpcourse.grading import commands, report
-from kpcourse.grading.commands import Progress, format_progress
+from kpcourse.grading import autograding, commands, course, report
+from kpcourse.grading.progress import Progress, format_progress
 
 ROOT = Path(__file__).resolve().parents[1]
 A = "02-perceptron-by-hand"
@@ -85,8 +85,8 @@ def _submitted(root, students, assignment=A):
 def test_student_filter_grades_only_that_student(tmp_path, monkeypatch):
     _submitted(tmp_path, ["ann", "bob", "cy"])
     (tmp_path / "gradebook.db").write_text("")
-    assert commands._submissions(tmp_path) == [("ann", A), ("bob", A), ("cy", A)]
-    assert commands._submissions(tmp_path, ["bob"]) == [("bob", A)]
+    assert course.submissions(tmp_path) == [("ann", A), ("bob", A), ("cy", A)]
+    assert course.submissions(tmp_path, ["bob"]) == [("bob", A)]
     graded, nbgrader = [], []
 
     def grade_batch(root, pairs, workdir, env):
@@ -94,36 +94,36 @@ def test_student_filter_grades_only_that_student(tmp_path, monkeypatch):
         return [{"student": student, "assignment": assignment, "ok": False, "seconds": 0.1, "log": "",
                  "dir": Path(workdir), "isolated": True} for student, assignment in pairs]
 
-    monkeypatch.setattr(commands, "_grade_batch", grade_batch)
-    monkeypatch.setattr(commands, "_ensure_in_gradebook", lambda root, names: None)
-    monkeypatch.setattr(commands, "_nbgrader", lambda args, root, **kw: nbgrader.append(args))
-    results = commands.autograde(tmp_path, jobs=2, students=["bob"], export=None, log=lambda *a: None,
+    monkeypatch.setattr(autograding, "grade_batch", grade_batch)
+    monkeypatch.setattr(autograding, "ensure_in_gradebook", lambda root, names: None)
+    monkeypatch.setattr(autograding, "nbgrader", lambda args, root, **kw: nbgrader.append(args))
+    results = autograding.autograde(tmp_path, jobs=2, students=["bob"], export=None, log=lambda *a: None,
                                  progress=False)
     assert graded == ["bob"] and [r["student"] for r in results] == ["bob"]
     assert nbgrader == [["generate_feedback", A, "--student", "bob", "--force"]]  # theirs only
     with pytest.raises(SystemExit, match="no submission of zoe"):
-        commands.autograde(tmp_path, students=["bob", "zoe"], log=lambda *a: None, progress=False)
+        autograding.autograde(tmp_path, students=["bob", "zoe"], log=lambda *a: None, progress=False)
 
 
 def test_batches_keep_one_assignment_and_every_submission():
     subs = [(f"s{i:02d}", a) for a in ("01-a", "02-b") for i in range(15)]
-    batches = commands._batches(subs, jobs=2)
+    batches = autograding.batches(subs, jobs=2)
     assert sorted(p for b in batches for p in b) == sorted(subs)  # each once
     assert all(len({a for _, a in b}) == 1 for b in batches)  # one assignment per nbgrader process
-    assert max(map(len, batches)) == commands.BATCH and len(batches) == 8
-    assert [len(b) for b in commands._batches(subs[:3], jobs=2)] == [1, 1, 1]  # a few: one each
-    assert commands._batches([("bob", "01-a")], jobs=4) == [[("bob", "01-a")]]
+    assert max(map(len, batches)) == autograding.BATCH and len(batches) == 8
+    assert [len(b) for b in autograding.batches(subs[:3], jobs=2)] == [1, 1, 1]  # a few: one each
+    assert autograding.batches([("bob", "01-a")], jobs=4) == [[("bob", "01-a")]]
 
 
 def test_students_with_a_cell_limit_of_their_own_are_batched_apart():
     subs = [(f"s{i:02d}", a) for a in ("01-a", "02-b") for i in range(15)]
     timeouts = {"s03": 8, "s07": 8, "s11": 30}
-    batches = commands._batches(subs, jobs=2, timeouts=timeouts)
+    batches = autograding.batches(subs, jobs=2, timeouts=timeouts)
     assert sorted(p for b in batches for p in b) == sorted(subs)
     assert all(len({(a, timeouts.get(s)) for s, a in b}) == 1 for b in batches)  # one limit per process
     env = {"KPCOURSE_CELL_TIMEOUT": "15", "X": "1"}
     for b in batches:
-        got = commands._batch_env(env, b, timeouts)
+        got = autograding.batch_env(env, b, timeouts)
         assert got["KPCOURSE_CELL_TIMEOUT"] == str(timeouts.get(b[0][0], 15)) and got["X"] == "1"
     assert env["KPCOURSE_CELL_TIMEOUT"] == "15"  # the course's own environment is left as it is
 
@@ -266,8 +266,8 @@ def graded(tmp_path_factory):
     path = os.environ["PATH"]
     os.environ["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{path}"  # alembic, for our own Gradebook
     try:
-        commands.release(root, [A])
-        results = commands.autograde(root, jobs=2, feedback=False, log=lambda *a: None, progress=False)
+        course.release(root, [A])
+        results = autograding.autograde(root, jobs=2, feedback=False, log=lambda *a: None, progress=False)
         page = report.write_report(root, A)
     finally:
         os.environ.pop("KPCOURSE_CELL_TIMEOUT", None)
@@ -338,7 +338,7 @@ def test_autograde_one_student_leaves_the_others_alone(graded):
     before = {s: p.stat().st_mtime_ns for s, p in summaries.items()}
     os.environ["KPCOURSE_CELL_TIMEOUT"] = str(TIMEOUT)
     try:
-        results = commands.autograde(root, jobs=1, students=["sign0-correct"], feedback=False, export=None,
+        results = autograding.autograde(root, jobs=1, students=["sign0-correct"], feedback=False, export=None,
                                      log=lambda *a: None, progress=False)
     finally:
         os.environ.pop("KPCOURSE_CELL_TIMEOUT", None)

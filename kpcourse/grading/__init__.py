@@ -4,8 +4,10 @@ Used by ``make release``, ``make autograde``, ``make report`` and ``make validat
 ``nbgrader_config.py``; importing :mod:`kpcourse` does not import this package, and
 this package loads nbgrader only for the parts that need it.
 
-- :mod:`.commands`: ``release``, ``autograde`` (one nbgrader process per small batch of
-  submissions, in parallel, with a progress line), ``validate``, the command line ``python -m kpcourse.grading``;
+- :mod:`.commands`: the command line ``python -m kpcourse.grading``, ``validate``, ``checks-data``;
+- :mod:`.course`: nbgrader's command line, the assignments and submissions, ``release``;
+- :mod:`.autograding`: ``autograde`` (one nbgrader process per small batch of submissions,
+  in parallel); :mod:`.progress`: its progress line;
 - :mod:`.report`: the class report (score distributions, frequent hints, flags);
 - :mod:`.trusted`: :class:`TrustedExecute`, the autograde step that runs a submission
   in the sandbox and decides its points in the grader's own process;
@@ -22,8 +24,8 @@ from __future__ import annotations
 import importlib
 
 _WHERE = {
-    "release": "commands", "autograde": "commands", "validate": "commands", "main": "commands",
-    "assignments": "commands", "write_report": "report", "ANSI": "plugins", "_ANSI": "plugins",
+    "release": "course", "assignments": "course", "autograde": "autograding", "validate": "commands",
+    "main": "commands", "write_report": "report", "ANSI": "plugins", "_ANSI": "plugins",
     "RestartingExecute": "executor", "ScrubHiddenTests": "plugins", "TrustedExecute": "trusted",
     "load_grader": "trusted", "Cell": "spec", "DEFAULT_FORBIDDEN": "spec",
 }

@@ -1,0 +1,229 @@
+"""Autograde every submission: small batches of one assignment, one nbgrader process each, in parallel.
+
+:func:`autograde` runs one nbgrader process per batch of at most :data:`BATCH`
+submissions of one assignment, each batch in a private course directory (its own
+gradebook), ``jobs`` at a time; each submission runs
+:class:`kpcourse.grading.trusted.TrustedExecute` (its code in a sandbox and kernel of its
+own, its points decided in the grader). Only the parent writes the course gradebook
+(:func:`merge`, one submission after another); feedback and ``grades.csv`` (with an
+``isolated`` column) follow; a run that was not isolated is reported loudly; a
+:class:`~kpcourse.grading.progress.Progress` line on stderr counts the submissions done.
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+import os
+import shutil
+import stat
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from pathlib import Path
+
+from kpcourse.grading.course import ensure_in_gradebook, nbgrader, submissions
+from kpcourse.grading.paths import course_path
+from kpcourse.grading.progress import Progress, clock
+from kpcourse.grading.spec import SUMMARY
+from kpcourse.grading.summary import Summary
+
+__all__ = ["autograde", "BATCH", "batches", "merge"]
+
+
+#: At most this many submissions share one nbgrader process (each keeps its own sandbox and kernel).
+BATCH = 4
+
+
+def batches(subs, jobs, timeouts=None):
+    """Split ``(student, assignment)`` pairs into batches of one assignment for one nbgrader process each.
+
+    Starting nbgrader costs seconds per process; a batch shares that cost. Batches stay
+    small (at most :data:`BATCH`, and about four per worker) so that the progress line
+    moves and the workers finish together. Students with a cell limit of their own
+    (``timeouts``) share a batch only with students who have the same limit.
+    """
+    size = max(1, min(BATCH, math.ceil(len(subs) / (4 * max(1, jobs)))))
+    timeouts = timeouts or {}
+    by_assignment = {}
+    for s, a in subs:
+        by_assignment.setdefault((a, timeouts.get(s)), []).append((s, a))
+    return [group[i:i + size] for group in by_assignment.values() for i in range(0, len(group), size)]
+
+
+def batch_env(env, pairs, timeouts):
+    """The environment of a batch's nbgrader process: its students' own cell limit, if they have one."""
+    limit = (timeouts or {}).get(pairs[0][0])
+    return env if limit is None else dict(env, KPCOURSE_CELL_TIMEOUT=str(int(limit)))
+
+
+def grade_batch(root, pairs, workdir, env):
+    """Autograde submissions of one assignment in a private course directory (its own gradebook).
+
+    Each submission still runs in its own sandbox and kernel; only the nbgrader process is
+    shared. Returns one result per submission: ``ok`` when its autograded folder and its
+    grading summary exist (nbgrader removes the folder of a submission it could not grade,
+    and goes on with the others); ``seconds`` is that submission's grading time plus its
+    share of the process's start-up.
+    """
+    root, t = Path(root), Path(workdir)
+    assignment = pairs[0][1]
+    shutil.copy2(root / "nbgrader_config.py", t / "nbgrader_config.py")
+    shutil.copytree(course_path(root, "source", assignment=assignment), course_path(t, "source", assignment=assignment))
+    for student, _ in pairs:
+        shutil.copytree(course_path(root, "submitted", student, assignment),
+                        course_path(t, "submitted", student, assignment))
+    shutil.copy2(root / "gradebook.db", t / "gradebook.db")
+    start = time.monotonic()
+    # the private course holds these submissions only: nbgrader grades every one of them
+    proc = nbgrader(["autograde", assignment, "--force"], t, env=env, check=False)
+    wall = time.monotonic() - start
+    summaries = {}
+    for student, _ in pairs:
+        path = course_path(t, "autograded", student, assignment) / SUMMARY
+        summaries[student] = Summary.read(path)
+    inside = sum(s.seconds or 0 for s in summaries.values() if s)
+    share = max(0.0, wall - inside) / len(pairs)
+    results = []
+    for student, _ in pairs:
+        summary = summaries[student]
+        results.append({"student": student, "assignment": assignment, "ok": summary is not None,
+                        "seconds": ((summary.seconds or 0) + share) if summary else wall,
+                        "log": (proc.stdout + proc.stderr)[-4000:], "dir": t,
+                        "isolated": bool(summary and summary.isolated),
+                        "why_not_isolated": summary.why_not_isolated if summary else "no grading summary"})
+    return results
+
+
+def merge(src_db, dst_db, assignment, student):
+    """Copy one submission's grades and comments from a private gradebook into the course one."""
+    from nbgrader.api import Gradebook, MissingEntry
+
+    with Gradebook(f"sqlite:///{src_db}") as src, Gradebook(f"sqlite:///{dst_db}") as dst:
+        sub = src.find_submission(assignment, student)
+        st = sub.student
+        dst.update_or_create_student(student, first_name=st.first_name, last_name=st.last_name,
+                                     email=st.email, lms_user_id=st.lms_user_id)
+        try:
+            dst.remove_submission(assignment, student)
+        except MissingEntry:
+            pass
+        dst.add_submission(assignment, student, timestamp=sub.timestamp)
+        for nb in sub.notebooks:
+            for g in nb.grades:
+                d = dst.find_grade(g.name, nb.name, assignment, student)
+                d.auto_score, d.manual_score, d.extra_credit = g.auto_score, g.manual_score, g.extra_credit
+                d.needs_manual_grade = g.needs_manual_grade
+            for c in nb.comments:
+                d = dst.find_comment(c.name, nb.name, assignment, student)
+                d.auto_comment, d.manual_comment = c.auto_comment, c.manual_comment
+            dnb = dst.find_submission_notebook(nb.name, assignment, student)
+            dnb.flagged, dnb.late_submission_penalty = nb.flagged, nb.late_submission_penalty
+        dst.db.commit()
+
+
+def autograde(root, jobs=None, *, students=None, feedback=True, export="grades.csv", log=print,
+              progress=True, timeouts=None):
+    """Autograde everything in ``submitted/``, then generate feedback and export grades.
+
+    ``students`` (ids): grade only their submissions, leaving every other grade as it
+    is. ``timeouts`` (``{student: seconds}``): a per-cell limit of their own for these
+    students' submissions (given to their nbgrader processes as ``KPCOURSE_CELL_TIMEOUT``,
+    which ``nbgrader_config.py`` reads), the course's for everyone else.
+    ``progress``: show a :class:`Progress` line on stderr. Returns the list of
+    per-submission results (dicts with ``student``, ``assignment``, ``ok``,
+    ``seconds``, ``isolated``), in ``(student, assignment)`` order.
+    """
+    root = Path(root).resolve()
+    subs = submissions(root, students)
+    if not subs:
+        who = f" of {', '.join(students)}" if students else ""
+        raise SystemExit(f"nothing to grade: {root / 'submitted'} holds no <student>/<assignment>/*.ipynb{who}")
+    missing = sorted(set(students or ()) - {s for s, _ in subs})
+    if missing:
+        raise SystemExit(f"no submission of {', '.join(missing)} in {root / 'submitted'}")
+    jobs = jobs or os.cpu_count() or 1
+    ensure_in_gradebook(root, sorted({a for _, a in subs}))
+    env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
+    results = []
+    start = time.monotonic()
+    bar = Progress(len(subs)) if progress else None
+    parts = batches(subs, jobs, timeouts)
+    with tempfile.TemporaryDirectory(prefix="kpcourse-grade-") as tmp:
+        dirs = []
+        for i, _ in enumerate(parts):
+            dirs.append(Path(tmp) / f"job{i}")
+            dirs[-1].mkdir()
+        with ThreadPoolExecutor(max_workers=jobs) as pool:
+            futures = [pool.submit(grade_batch, root, pairs, d, batch_env(env, pairs, timeouts))
+                       for pairs, d in zip(parts, dirs, strict=True)]
+            for fut in as_completed(futures):  # the parent alone writes the course gradebook
+                batch = fut.result()
+                for r in batch:
+                    if r["ok"]:
+                        merge(r["dir"] / "gradebook.db", root / "gradebook.db", r["assignment"], r["student"])
+                        dest = course_path(root, "autograded", r["student"], r["assignment"])
+                        if dest.exists():
+                            shutil.rmtree(dest)
+                        shutil.copytree(course_path(r["dir"], "autograded", r["student"], r["assignment"]), dest)
+                        _record_wall(dest / SUMMARY, r["seconds"])
+                    if bar:
+                        bar.clear()
+                    log(f"{'graded' if r['ok'] else 'FAILED'} {r['student']}/{r['assignment']} "
+                        f"in {r['seconds']:.1f} s" + ("" if r["isolated"] else "  ** NOT ISOLATED **"))
+                    if not r["ok"]:
+                        log(r["log"])
+                    if bar:
+                        bar.step(f"{r['student']}/{r['assignment']}")
+                    results.append({k: r[k] for k in ("student", "assignment", "ok", "seconds", "isolated")})
+                shutil.rmtree(batch[0]["dir"], ignore_errors=True)
+    results.sort(key=lambda r: (r["student"], r["assignment"]))
+    wall = time.monotonic() - start
+    log(f"autograded {len(subs)} submission(s) with {jobs} job(s) in {wall:.1f} s ({clock(wall)}), "
+        f"{60 * len(subs) / wall:.1f} submissions per minute")
+    if feedback:  # one nbgrader process per assignment (or per re-graded student), jobs at a time
+        commands = []
+        for a in sorted({a for _, a in subs}):
+            if students:  # only theirs: every other feedback file stays as it is
+                commands += [["generate_feedback", a, "--student", s, "--force"]
+                             for s in sorted({s for s, b in subs if b == a})]
+            else:
+                commands.append(["generate_feedback", a, "--force"])
+        with ThreadPoolExecutor(max_workers=jobs) as pool:
+            list(pool.map(lambda args: nbgrader(args, root), commands))
+    exposed = [r for r in results if r["ok"] and not r["isolated"]]
+    if exposed:
+        log("*" * 78 + f"\nWARNING: {len(exposed)} submission(s) were graded WITHOUT isolation: their code "
+            "could read the course folder\n(solutions, gradebook, other submissions). Install bubblewrap "
+            "(apt-get install bubblewrap)\nand grade again before trusting these grades.\n" + "*" * 78)
+    if export:
+        nbgrader(["export", "--to", str(root / export)], root)
+        _mark_isolation(root / export, root)
+        log(f"grades written to {root / export}")
+    return results
+
+
+def _record_wall(summary_path, seconds):
+    """Add the whole nbgrader process's time (``wall_seconds``) to a grading summary."""
+    summary = Summary.read(summary_path)
+    if summary is not None:
+        summary.wall_seconds = round(seconds, 2)
+        mode = summary_path.stat().st_mode
+        summary_path.chmod(mode | stat.S_IWUSR)  # nbgrader leaves autograded files read-only (not as root)
+        summary.write(summary_path.parent)
+        summary_path.chmod(mode)
+
+
+def _mark_isolation(csv_path, root):
+    """Add an ``isolated`` column to the grades export (yes / NO / empty when not graded)."""
+    with open(csv_path, newline="") as f:
+        rows = list(csv.DictReader(f))
+    if not rows:
+        return
+    for row in rows:
+        summary = Summary.read(course_path(root, "autograded", row["student_id"], row["assignment"]) / SUMMARY)
+        row["isolated"] = "" if summary is None else "yes" if summary.isolated else "NO"
+    with open(csv_path, "w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
