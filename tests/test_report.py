@@ -121,6 +121,8 @@ def test_students_with_a_cell_limit_of_their_own_are_batched_apart():
     batches = autograding.batches(subs, jobs=2, timeouts=timeouts)
     assert sorted(p for b in batches for p in b) == sorted(subs)
     assert all(len({(a, timeouts.get(s)) for s, a in b}) == 1 for b in batches)  # one limit per process
+    own = [timeouts.get(b[0][0]) is not None for b in batches]
+    assert own == sorted(own, reverse=True) and sum(own) == 4  # the batches that wait out a limit first
     env = {"KPCOURSE_CELL_TIMEOUT": "15", "X": "1"}
     for b in batches:
         got = autograding.batch_env(env, b, timeouts)

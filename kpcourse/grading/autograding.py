@@ -41,14 +41,17 @@ def batches(subs, jobs, timeouts=None):
     Starting nbgrader costs seconds per process; a batch shares that cost. Batches stay
     small (at most :data:`BATCH`, and about four per worker) so that the progress line
     moves and the workers finish together. Students with a cell limit of their own
-    (``timeouts``) share a batch only with students who have the same limit.
+    (``timeouts``) share a batch only with students who have the same limit, and their
+    batches come first: such a limit is given to submissions known to wait it out (a loop
+    stopped at the limit), the longest batches, which should not be the run's last.
     """
     size = max(1, min(BATCH, math.ceil(len(subs) / (4 * max(1, jobs)))))
     timeouts = timeouts or {}
     by_assignment = {}
     for s, a in subs:
         by_assignment.setdefault((a, timeouts.get(s)), []).append((s, a))
-    return [group[i:i + size] for group in by_assignment.values() for i in range(0, len(group), size)]
+    out = [group[i:i + size] for group in by_assignment.values() for i in range(0, len(group), size)]
+    return sorted(out, key=lambda batch: timeouts.get(batch[0][0]) is None)  # stable: own limits first
 
 
 def batch_env(env, pairs, timeouts):
