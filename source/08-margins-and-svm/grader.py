@@ -12,10 +12,10 @@ References:
 * :func:`averaged_run` — the dual perceptron (samples 0..n-1, a score of 0 is a mistake)
   averaged **explicitly**: α(t) and b(t) are added to running sums after every single
   step. The student writes the timestamp trick ᾱ = (α(T+1) − τ)/T; the hidden tests
-  compare it with this brute force on new data, to 1e-12. The common mistakes (averaging
+  compare it with this brute force on new data, to 1e-12 (the tests check the trick too). The common mistakes (averaging
   over epochs, an off-by-one T, a clock that ticks at mistakes only, …) are variants.
-* :func:`margin_run` — the dual margin perceptron (update when y·f ≤ τ) and its slips;
-  :func:`primal_margin_run`, a separate primal loop, checks it on linear kernels (tests).
+* :func:`margin_run` — the dual margin perceptron (update when y·f ≤ τ) and its slips
+  (the tests check it against a separate primal loop on linear kernels).
 * :func:`signed_margin` — min_i y_i (w·x_i + b)/‖w‖ and its slips.
 * :func:`cv_scores` — k-fold cross-validation on the training data only, with the folds
   of the exercise (``np.array_split`` of ``default_rng(seed).permutation(n)``) and the
@@ -114,18 +114,6 @@ def averaged_run(K, y, max_epochs, variant="explicit"):
     raise ValueError(variant)
 
 
-def timestamp_average(K, y, max_epochs):
-    """The timestamp trick itself, ᾱ = (α(T+1) − τ)/T (checked against the explicit average)."""
-    y = np.asarray(y, dtype=float)
-    alphas, biases, _, mistakes = _log(K, y, max_epochs)
-    T, n = alphas.shape
-    tau, tau_b = np.zeros(n), 0.0
-    for t, i in mistakes:
-        tau[i] += t
-        tau_b += t * y[i]
-    return (alphas[-1] * (T + 1) - tau) / T, float((biases[-1] * (T + 1) - tau_b) / T)
-
-
 def margin_run(K, y, tau, max_epochs, *, strict=False, no_y=False, ignore_tau=False, stop="updates"):
     """The dual margin perceptron: update when y_i f_i <= tau; ``(alpha, b)``.
 
@@ -151,22 +139,6 @@ def margin_run(K, y, tau, max_epochs, *, strict=False, no_y=False, ignore_tau=Fa
         if (updates if stop == "updates" else mistakes) == 0:
             break
     return alpha, float(b)
-
-
-def primal_margin_run(X, y, tau, max_epochs):
-    """The same algorithm written in the primal (w, b), for linear kernels: a separate check."""
-    X, y = np.asarray(X, dtype=float), np.asarray(y)
-    w, b = np.zeros(X.shape[1]), 0.0
-    for _ in range(max_epochs):
-        clean = True
-        for i in range(len(y)):
-            if y[i] * (X[i] @ w + b) <= tau:
-                w = w + y[i] * X[i]
-                b = b + y[i]
-                clean = False
-        if clean:
-            break
-    return w, b
 
 
 def signed_margin(w, b, X, y, variant="right"):
