@@ -97,17 +97,28 @@ def test_storage_table_is_numpy_and_torch():
         assert torch.finfo(dtype).max == top and torch.finfo(dtype).bits == 8 * size
 
 
+STORAGE_CELLS = [f"ex3-storage-tests-{aspect}" for aspect in ("memory", "overflow", "tile")]
+
+
+def _plan(*case, mistake=None):
+    """The reference's outcome: (dtype, tile), or "ValueError" where it refuses."""
+    try:
+        return GRADER.choose_storage(*case, mistake=mistake)
+    except ValueError:
+        return "ValueError"
+
+
 @pytest.mark.parametrize("case", [c for cs in checks.PROBES["storage"].values() for c in cs]
-                         + GRADER._storage_cases(70, [1.0, 418.0, 9.838e8])
-                         + GRADER._storage_cases(69, [65504.0, 65504.5, 9.838e8, 1e39, float("inf")]))
+                         + [p.args for gid in STORAGE_CELLS for seed in (1, 2)
+                            for p in GRADER.HIDDEN[gid](np.random.default_rng(seed))])
 def test_storage_reference_by_brute_force(case):
     """The reference's tile is the largest that fits, and it fits (checked by counting bytes)."""
     n, d, max_value, max_bytes = case
-    out = GRADER.storage_plan(*case)
+    out = _plan(*case)
     safe = [(name, size) for name, size, top in checks.STORAGE_TABLE
             if max_value <= top and n * n * size + 8 * (1 + 2 * d) <= max_bytes]
     if not safe:
-        assert out == checks.REFUSED
+        assert out == "ValueError"
         return
     name, size = safe[0]
     left = max_bytes - n * n * size
@@ -118,12 +129,19 @@ def test_storage_reference_by_brute_force(case):
 
 
 def test_storage_mistakes_are_told_apart():
-    for aspect, data in checks._data()["storage"].items():
-        seen = {}
-        for key, outputs in data["mistakes"].items():
-            judged = repr(outputs if aspect == "tile" else [o if o == checks.REFUSED else o[0] for o in outputs])
-            assert judged not in seen, f"{aspect}: {key} and {seen.get(judged)} look alike"
-            seen[judged] = key
+    """On the visible probes of each cell, each mistake's outcomes (the dtypes, or dtype and tile) differ
+    from the right ones and from every other mistake's: a whole list names one mistake."""
+    for gid in STORAGE_CELLS:
+        _, check = checks.LESSON.check(gid)
+        data = checks.LESSON.data[gid]
+        def judged(outcomes, part=check.part):
+            return repr([o if isinstance(o, dict) or part is None else o[part] for o in outcomes])
+
+        seen = {judged(data["expected"]): "the right answer"}
+        for key in check.mistakes:
+            outcomes = judged([m[key] for m in data["mistaken"]])
+            assert outcomes not in seen, f"{gid}: {key} and {seen.get(outcomes)} look alike"
+            seen[outcomes] = key
 
 
 def test_peak_memory_sees_numpy_allocations():
@@ -283,17 +301,17 @@ def test_incremental_cells_fail_common_mistakes_with_their_hint(cells, gid, vari
 
 def make_storage(mistake=None, message="no storage precision is safe"):
     def choose_storage(n, d, max_value, max_bytes):
-        out = GRADER.storage_plan(n, d, max_value, max_bytes, mistake=mistake)
-        if out == checks.REFUSED:
+        out = _plan(n, d, max_value, max_bytes, mistake=mistake)
+        if out == "ValueError":
             raise ValueError(message)
         return out
     return choose_storage
 
 
 def test_storage_solution_passes():
-    for aspect in ("all", "memory", "overflow", "tile"):
-        checks.diagnose_storage(FUNCTIONS["choose_storage"], aspect=aspect)
-        checks.diagnose_storage(make_storage(), aspect=aspect)
+    for gid in STORAGE_CELLS:
+        checks.test(gid, FUNCTIONS["choose_storage"])
+        checks.test(gid, make_storage())
 
 
 def test_storage_example_of_the_exercise():
@@ -314,35 +332,56 @@ def test_storage_example_of_the_exercise():
 def test_storage_names_each_mistake_in_its_aspect_only(mistake, failing):
     wrong = make_storage(mistake)
     for aspect in ("memory", "overflow", "tile"):
+        gid = f"ex3-storage-tests-{aspect}"
         if aspect in failing:
-            msg = _message(checks.diagnose_storage, wrong, aspect=aspect)
-            named = aspect != "tile" or mistake not in checks._DTYPE_MISTAKES
-            if mistake == "bits" and aspect == "overflow":
-                named = False  # it refuses every probe there: the message says a precision is safe instead
-            if named:
-                assert checks._STORAGE_HINTS[mistake] in msg, (aspect, msg)
+            msg = _message(checks.test, gid, wrong)
+            if mistake in checks.LESSON.check(gid)[1].mistakes:
+                assert checks.STORAGE.mistakes[mistake] in msg, (aspect, msg)
+            else:  # a wrong dtype in the tile cell, or "bits" refusing every overflow probe: the first wrong outcome
+                assert not any(hint in msg for hint in checks.STORAGE.mistakes.values()), (aspect, msg)
         else:
-            checks.diagnose_storage(wrong, aspect=aspect)
+            checks.test(gid, wrong)
+
+
+def test_storage_a_mistake_matching_one_probe_only_is_not_named():
+    """The whole list decides: "elements" gives other dtypes than the right ones on three probes; a plan
+    right everywhere but on the first of them, where it gives what "elements" gives, is not told "elements"."""
+    gid = "ex3-storage-tests-memory"
+    data = checks.LESSON.data[gid]
+    wrong = [i for i, (e, m) in enumerate(zip(data["expected"], data["mistaken"], strict=True))
+             if not isinstance(e, dict) and m["elements"][0] != e[0]]
+    assert len(wrong) > 1
+    case = checks.PROBES["storage"]["memory"][wrong[0]]
+
+    def once(*args):
+        out = _plan(*args, mistake="elements" if args == case else None)
+        if out == "ValueError":
+            raise ValueError("no storage precision is safe")
+        return out
+
+    msg = _message(checks.test, gid, once)
+    assert checks.STORAGE.mistakes["elements"] not in msg and "not the most precise storage" in msg
 
 
 def test_storage_wrong_kinds_of_answers():
-    assert "its name as a string" in _message(checks.diagnose_storage, lambda n, d, v, b: (np.float64, 1),
-                                              aspect="memory")
-    assert "whole number" in _message(checks.diagnose_storage, lambda n, d, v, b: ("float64", 1.5), aspect="tile")
-    assert "tuple (dtype, tile)" in _message(checks.diagnose_storage, lambda n, d, v, b: "float64", aspect="memory")
-    msg = _message(checks.diagnose_storage, make_storage(message=""), aspect="memory")
+    memory, overflow, tile = STORAGE_CELLS
+    assert "its name as a string" in _message(checks.test, memory, lambda n, d, v, b: (np.float64, 1))
+    assert "whole number" in _message(checks.test, tile, lambda n, d, v, b: ("float64", 1.5))
+    assert "tuple (dtype, tile)" in _message(checks.test, memory, lambda n, d, v, b: "float64")
+    msg = _message(checks.test, memory, make_storage(message=""))
     assert "with a message that says why" in msg
-    def never_refuses(n, d, max_value, max_bytes):
-        out = GRADER.storage_plan(n, d, max_value, max_bytes)
-        return ("float64", 1) if out == checks.REFUSED else out
 
-    never = _message(checks.diagnose_storage, never_refuses, aspect="overflow")
-    assert "no precision is safe there: raise a ValueError" in never
+    def never_refuses(n, d, max_value, max_bytes):
+        out = _plan(n, d, max_value, max_bytes)
+        return ("float64", 1) if out == "ValueError" else out
+
+    never = _message(checks.test, overflow, never_refuses)
+    assert "should raise ValueError when no precision is safe" in never
 
 
 def test_storage_messages_hide_the_expected_tiles():
     for mistake in ("whole_budget", "no_cap", "one_slice"):
-        msg = _message(checks.diagnose_storage, make_storage(mistake), aspect="tile")
+        msg = _message(checks.test, "ex3-storage-tests-tile", make_storage(mistake))
         assert "12420" not in msg and "1836" not in msg and "3436" not in msg
 
 
@@ -352,23 +391,23 @@ def test_storage_messages_hide_the_expected_tiles():
 ])
 def test_storage_cells_fail_common_mistakes_with_their_hint(cells, gid, mistake):
     msg = _message(Cell.judge_here, cells[gid], _with(choose_storage=make_storage(mistake)))
-    assert checks._STORAGE_HINTS[mistake] in msg
+    assert checks.STORAGE.mistakes[mistake] in msg
 
 
 def test_storage_hidden_cases_catch_what_the_visible_ones_miss(cells):
-    """A plan that only knows the visible probes passes them but not the hidden cases."""
-    known = {c: GRADER.storage_plan(*c) for cs in checks.PROBES["storage"].values() for c in cs}
+    """A plan that only knows the visible probes passes them but not the hidden cases, which it never sees."""
+    known = {c: _plan(*c) for cs in checks.PROBES["storage"].values() for c in cs}
 
     def memorised(n, d, max_value, max_bytes):
         out = known.get((n, d, max_value, max_bytes), ("float64", 1))
-        if out == checks.REFUSED:
+        if out == "ValueError":
             raise ValueError("refused")
         return out
 
-    for aspect in ("memory", "overflow", "tile"):
-        checks.diagnose_storage(memorised, aspect=aspect)
-        msg = _message(Cell.judge_here, cells[f"ex3-storage-tests-{aspect}"], _with(choose_storage=memorised))
-        assert "on new cases" in msg
+    for gid in STORAGE_CELLS:
+        checks.test(gid, memorised)
+        msg = _message(Cell.judge_here, cells[gid], _with(choose_storage=memorised))
+        assert "new storage cases" in msg and "n=" not in msg and "max_bytes=" not in msg
 
 
 # --------------------------------------------------------------------------- #

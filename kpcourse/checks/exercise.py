@@ -121,6 +121,11 @@ class Check:
         The function may not use a Python loop (checked on its source, never by timing).
     hidden_label : str
         How the hidden twin's inputs are named in messages.
+    whole : bool
+        A mistake is named only when every answer (of the probes that do not raise or
+        compare with another answer) is that mistake's output, a raised exception
+        included: the whole list of outcomes, for a check where one matching probe
+        would name a wrong mistake.
     """
 
     cell: str
@@ -136,6 +141,7 @@ class Check:
     hint: str = ""
     loop_free: bool = False
     hidden_label: str = "hidden inputs"
+    whole: bool = False
 
 
 @dataclass
@@ -254,7 +260,8 @@ def judge(exercise, check, answers, expected, mistaken, *, hidden=False, probes=
         One per probe, in order.
     expected : list
         Expected output of each probe (``None`` for a probe that must raise or is
-        compared with another answer).
+        compared with another answer; ``{"__raised__": name}`` where the reference
+        raised: the answer must raise it too, with a message saying why, ``probe.why``).
     mistaken : list of dict
         For each probe, mistake key -> the output that mistake gives on it
         (``{"__raised__": name}`` for a mistake that raises).
@@ -270,13 +277,24 @@ def judge(exercise, check, answers, expected, mistaken, *, hidden=False, probes=
     __tracebackhide__ = True
     probes = probes or check.probes
     fname, problems = exercise.function, []
-    for i, (answer, exp, wrong) in enumerate(zip(answers, expected, mistaken, strict=True)):
+    for i, (answer, exp, _) in enumerate(zip(answers, expected, mistaken, strict=True)):  # lengths checked
         probe = probes[i]
         label = check.hidden_label if hidden else (probe.label or _call_text(fname, probe))
         if probe.raises:
             problems.append(problem(expect_raises, answer, probe.raises, probe.why))
             continue
-        raised = next((k for k in check.mistakes if answer.error and _raised(wrong.get(k)) == answer.error), None)
+        if _raised(exp):  # the reference raised here: so must the answer
+            message = problem(expect_raises, answer, _raised(exp), probe.why)
+            if message:
+                named = _named(check, probes, answers, mistaken, i)
+                message = exercise.mistakes[named] if named else message
+            elif not answer.message.strip():
+                message = f"raise the {answer.error} with a message that says why {probe.why}"
+            else:
+                continue
+            problems.append(f"on {label}: {message}")
+            break
+        raised = _named(check, probes, answers, mistaken, i) if answer.error else None
         if raised:
             problems.append(f"on {label}: {exercise.mistakes[raised]}")
             break
@@ -298,9 +316,7 @@ def judge(exercise, check, answers, expected, mistaken, *, hidden=False, probes=
         message = _compare(exercise, check, value, exp, f"{fname} on {label}", probe, answer)
         if message is None:
             continue
-        mine = _project(check, value)
-        named = probe.mistake or next((k for k in check.mistakes
-                                       if k in wrong and same(mine, _project(check, wrong[k]))), None)
+        named = probe.mistake or _named(check, probes, answers, mistaken, i)
         hint = f"; {check.hint}" if check.hint and not named else ""
         problems.append(f"on {label}: {exercise.mistakes[named]}" if named else message + hint)
         break  # one wrong output is enough to say; the first is the most telling
@@ -323,6 +339,23 @@ def _compare(exercise, check, value, expected, name, probe, answer):
     except Exception as exc:  # noqa: BLE001 - something odd came back: say what, never crash
         return f"{name} returned something that cannot be compared ({type(exc).__name__}: {fmt(value)})"
     return None
+
+
+def _named(check, probes, answers, mistaken, i):
+    """The first of the check's mistakes whose output answer ``i`` is (every answer with ``check.whole``)."""
+    among = [j for j, p in enumerate(probes) if not p.raises and p.like is None] if check.whole else [i]
+    return next((k for k in check.mistakes
+                 if among and all(k in mistaken[j] and _matches(check, answers[j], mistaken[j][k]) for j in among)),
+                None)
+
+
+def _matches(check, answer, output):
+    """Whether ``answer`` is a mistake's ``output``: the same exception, or the same compared part."""
+    if answer.error or _raised(output):
+        return answer.error == _raised(output)
+    if isinstance(output, tuple) and not (isinstance(answer.value, (tuple, list)) and len(answer.value) == len(output)):
+        return False
+    return same(_project(check, answer.value), _project(check, output))
 
 
 def _raised(output):

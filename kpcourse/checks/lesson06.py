@@ -1,37 +1,21 @@
 """Checks of assignment 06 (Gram matrices at scale): a tiled RBF Gram matrix, training with
 decision values updated per mistake, and a storage plan (precision and tile) under a budget.
 
-Exercises 1 and 2 are declared once (:mod:`kpcourse.checks.exercise`): probes, comparisons,
+Each exercise is declared once (:mod:`kpcourse.checks.exercise`): probes, comparisons,
 named mistakes; in the notebook ``checks.lesson06.test("ex1-tiled-tests-values", tiled_rbf_gram)``.
-Exercise 3 (``choose_storage``) is judged over the whole list of its cases at once (a
-mistake is named when every outcome matches it), which a per-probe declaration cannot
-say: it keeps its own tests (:func:`storage_tests`, :func:`diagnose_storage`). The
-expected outputs and the outputs of the mistakes are data (``data/lesson06.json``,
+Exercise 3's mistakes are named from the whole list of a cell's outcomes (``Check.whole``).
+The expected outputs and the outputs of the mistakes are data (``data/lesson06.json``,
 written from the grader's references); no kernel, perceptron or storage rule lives here.
 """
 
 from __future__ import annotations
 
-import functools
-
 import numpy as np
 
-from kpcourse.checks._core import (
-    Call,
-    Test,
-    _memory,
-    check_close,
-    check_shape,
-    fail,
-    fmt,
-    load_data,
-    run,
-    unpack,
-)
+from kpcourse.checks._core import _memory, check_close, check_shape, fmt
 from kpcourse.checks.exercise import Check, Exercise, Lesson, Probe, comparison, same
 
-__all__ = ["LESSON", "test", "peak_memory", "diagnose_storage", "storage_tests", "memory_allowance",
-           "STORAGE_TABLE"]
+__all__ = ["LESSON", "test", "peak_memory", "memory_allowance", "STORAGE_TABLE"]
 
 GiB = 2**30
 
@@ -84,11 +68,6 @@ PROBES = {
                  (10_000, 100, 1.0, 500_000_000), (30_000, 784, 418.0, 8 * GiB)),
     },
 }
-
-
-@functools.cache
-def _data():
-    return load_data("lesson06")
 
 
 def peak_memory(func, *args, **kwargs):
@@ -306,63 +285,24 @@ INCREMENTAL = Exercise(
               probes=[Probe((_KB, _P["bias_y"], 1), label=f"{_BIAS_LABEL}, max_epochs=1")]),
     ])
 
-#: Judged by its own tests (below): a mistake is named when the whole list of outcomes matches it,
-#: which a per-probe check cannot say; declared here so that its function has a reference.
-STORAGE = Exercise("choose_storage", "ex3-storage", "the storage plan", checks=[])
-
-LESSON = Lesson("lesson06", [TILED, INCREMENTAL, STORAGE])
-test = LESSON.test
+_STORAGE_WHY = "no precision is safe (neither the memory nor the kernel's largest value allows one)"
 
 
-# ------------------------------------------------------------- Exercise 3
-REFUSED = "ValueError"
-
-_STORAGE_HINTS = {  # common mistakes (data/lesson06.json holds their outputs on the probes)
-    "elements": "the matrix needs n·n·itemsize bytes (8 per value in float64, 4 in float32, 2 in float16 and "
-                "bfloat16): you compared a number of values with a number of bytes",
-    "bits": "itemsize is in bytes (8, 4, 2), not in bits (64, 32, 16)",
-    "lowest_first": "pick the most precise storage that is safe: try float64 first, then float32, float16, "
-                    "bfloat16 — not the smallest one that fits",
-    "no_room": "the budget must hold the stored matrix AND the working set of at least a 1 × 1 tile "
-               "(8·(1 + 2d) bytes): when it does not, fall back to the next precision",
-    "no_overflow": "a precision is safe only if the kernel's largest value fits it: float16 holds values up to "
-                   "65,504, float32 and bfloat16 up to about 3.4e38; compare max_value with the largest "
-                   "finite value of each precision",
-    "strict": "a value equal to the largest finite value of a precision still fits (max_value <= largest), "
-              "it does not overflow",
-    "no_bfloat16": "when float16 would overflow, bfloat16 (2 bytes too, float32's range) may still be safe: "
-                   "try every precision of the table in order before refusing",
-    "whole_budget": "the tile's working set must fit in what the stored matrix leaves of the budget "
-                    "(max_bytes − n·n·itemsize), not in the whole budget",
-    "no_slices": "the working set of a T × T tile includes the two T × d slices of the data: 8·(T² + 2·T·d) bytes",
-    "one_slice": "a T × T tile reads two T × d slices of the data (its rows and its columns): "
-                 "8·(T² + 2·T·d) bytes, not 8·(T² + T·d)",
-    "tile_elements": "the working set counts bytes: 8 bytes per float64 value, 8·(T² + 2·T·d)",
-    "tile_itemsize": "tiles are computed in float64 whatever the storage precision: 8 bytes per value in the "
-                     "working set, not the storage's itemsize",
-    "no_cap": "a tile larger than the matrix makes no sense: the tile side is at most n",
-}
-_DTYPE_MISTAKES = ("elements", "bits", "no_room", "lowest_first", "no_overflow", "strict", "no_bfloat16")
-_TILE_MISTAKES = ("whole_budget", "no_slices", "one_slice", "tile_elements", "tile_itemsize", "no_cap",
-                  "elements")
+def storage_probe(case, label=""):
+    """A probe of ``choose_storage(n, d, max_value, max_bytes)``; where no precision is safe it must refuse."""
+    return Probe(tuple(case), label=label, why=_STORAGE_WHY)
 
 
-def _storage_text(case):
-    n, d, max_value, max_bytes = case
-    return f"choose_storage(n={n:_}, d={d}, max_value={max_value:g}, max_bytes={max_bytes:_})"
-
-
-def storage_outcome(answer):
-    """``(name, tile)`` from an answer of ``choose_storage``, or ``"ValueError"`` when it refused."""
+@comparison("l06_storage")
+def _storage(value, expected, name, check, probe, answer):
+    """(dtype, tile): a name of the table and a whole number; the dtype compared, and the tile when given."""
     __tracebackhide__ = True
-    if answer.error == REFUSED:
-        return REFUSED
-    name, tile = unpack(answer.get(), "choose_storage", ("dtype", "tile"))
-    if not isinstance(name, str):
+    dtype, tile = answer.value  # the judge unpacked it
+    if not isinstance(dtype, str):
         raise AssertionError(f"the dtype returned by choose_storage should be its name as a string "
-                             f"('float64', 'float32', 'float16' or 'bfloat16'), got {fmt(name)}")
-    if name not in [row[0] for row in STORAGE_TABLE]:
-        raise AssertionError(f"choose_storage returned the dtype {name!r}: use one of the names "
+                             f"('float64', 'float32', 'float16' or 'bfloat16'), got {fmt(dtype)}")
+    if dtype not in [row[0] for row in STORAGE_TABLE]:
+        raise AssertionError(f"choose_storage returned the dtype {dtype!r}: use one of the names "
                              "'float64', 'float32', 'float16', 'bfloat16'")
     try:
         whole = not isinstance(tile, (bool, str)) and np.ndim(tile) == 0 and float(tile) == int(tile)
@@ -371,93 +311,60 @@ def storage_outcome(answer):
     if not whole:
         raise AssertionError(f"the tile returned by choose_storage should be a whole number (its side), "
                              f"got {fmt(tile)}")
-    return name, int(tile)
+    want_dtype, want_tile = expected if isinstance(expected, (tuple, list)) else (expected, None)
+    if dtype != want_dtype and want_tile is None:
+        raise AssertionError(f"{name} is {dtype!r}: not the most precise storage whose n × n matrix and a 1 × 1 "
+                             "tile fit max_bytes and whose largest value is at least max_value")
+    if dtype != want_dtype:
+        raise AssertionError(f"{name} gave the dtype {dtype!r}, which is not the right choice (see the memory and "
+                             "overflow tests): the tile depends on it")
+    if want_tile is not None and int(tile) != want_tile:
+        more = " (larger than the matrix)" if int(tile) > probe.args[0] else ""
+        raise AssertionError(f"{name} returned the tile {int(tile)}{more}: not the largest T <= n whose working set "
+                             "8·(T² + 2·T·d) fits in what the stored matrix leaves of max_bytes")
 
 
-def _dtype_of(outcome):
-    return outcome if outcome == REFUSED else outcome[0]
+def _storage_check(aspect, part, mistakes):
+    probes = [storage_probe(c, "n={:_}, d={}, max_value={:g}, max_bytes={:_}".format(*c))
+              for c in PROBES["storage"][aspect]]
+    return Check(f"ex3-storage-tests-{aspect}", probes, compare="l06_storage", part=part, mistakes=mistakes,
+                 whole=True, hidden_label="new storage cases")
 
 
-def storage_tests(aspect="all"):
-    """Tests of ``choose_storage(n, d, max_value, max_bytes)``: ``"memory"``, ``"overflow"``, ``"tile"``."""
-    tests = []
-    for name in ("memory", "overflow", "tile"):
-        if aspect in ("all", name):
-            calls = [Call("choose_storage", *case) for case in PROBES["storage"][name]]
-            tests.append(Test(calls, lambda answers, name=name: _judge_storage(answers, name)))
-    return tests
+# A mistake is named when every outcome of the cell is that mistake's (``whole``): one probe where
+# it happens to agree would name a wrong one. The memory and overflow cells judge the dtype only.
+STORAGE = Exercise(
+    "choose_storage", "ex3-storage", "the storage plan", returns=("dtype", "tile"),
+    mistakes={
+        "elements": "the matrix needs n·n·itemsize bytes (8 per value in float64, 4 in float32, 2 in float16 and "
+                    "bfloat16): you compared a number of values with a number of bytes",
+        "bits": "itemsize is in bytes (8, 4, 2), not in bits (64, 32, 16)",
+        "lowest_first": "pick the most precise storage that is safe: try float64 first, then float32, float16, "
+                        "bfloat16 — not the smallest one that fits",
+        "no_room": "the budget must hold the stored matrix AND the working set of at least a 1 × 1 tile "
+                   "(8·(1 + 2d) bytes): when it does not, fall back to the next precision",
+        "no_overflow": "a precision is safe only if the kernel's largest value fits it: float16 holds values up to "
+                       "65,504, float32 and bfloat16 up to about 3.4e38; compare max_value with the largest "
+                       "finite value of each precision",
+        "strict": "a value equal to the largest finite value of a precision still fits (max_value <= largest), "
+                  "it does not overflow",
+        "no_bfloat16": "when float16 would overflow, bfloat16 (2 bytes too, float32's range) may still be safe: "
+                       "try every precision of the table in order before refusing",
+        "whole_budget": "the tile's working set must fit in what the stored matrix leaves of the budget "
+                        "(max_bytes − n·n·itemsize), not in the whole budget",
+        "no_slices": "the working set of a T × T tile includes the two T × d slices of the data: "
+                     "8·(T² + 2·T·d) bytes",
+        "one_slice": "a T × T tile reads two T × d slices of the data (its rows and its columns): "
+                     "8·(T² + 2·T·d) bytes, not 8·(T² + T·d)",
+        "tile_elements": "the working set counts bytes: 8 bytes per float64 value, 8·(T² + 2·T·d)",
+        "tile_itemsize": "tiles are computed in float64 whatever the storage precision: 8 bytes per value in the "
+                         "working set, not the storage's itemsize",
+        "no_cap": "a tile larger than the matrix makes no sense: the tile side is at most n",
+    },
+    checks=[_storage_check("memory", 0, ("elements", "bits", "no_room", "lowest_first")),
+            _storage_check("overflow", 0, ("elements", "no_overflow", "strict", "no_bfloat16")),
+            _storage_check("tile", None, ("whole_budget", "no_slices", "one_slice", "tile_elements",
+                                          "tile_itemsize", "no_cap"))])
 
-
-def _judge_storage(answers, aspect):
-    __tracebackhide__ = True
-    d = _data()["storage"][aspect]
-    cases = PROBES["storage"][aspect]
-    got = [storage_outcome(a) for a in answers]
-    if aspect == "tile":
-        return _judge_tile(answers, got, d, cases)
-    dtypes = [_dtype_of(g) for g in got]
-    expected = [_dtype_of(e) for e in d["expected"]]
-    if dtypes == expected:
-        for a, e in zip(answers, expected, strict=True):
-            if e == REFUSED and not a.message.strip():
-                fail("choose_storage", ["raise the ValueError with a message that says why no precision "
-                                        "is safe (which limit is exceeded)"])
-        return
-    for key in _DTYPE_MISTAKES if any(g != REFUSED for g in dtypes) else ():
-        if key in d["mistakes"] and dtypes == [_dtype_of(m) for m in d["mistakes"][key]]:
-            fail("choose_storage", [_STORAGE_HINTS[key]])
-    i = next(i for i, (g, e) in enumerate(zip(dtypes, expected, strict=True)) if g != e)
-    text = _storage_text(cases[i])
-    if expected[i] == REFUSED:
-        found = (f"{text} returned {got[i]!r}, but no precision is safe there: raise a ValueError when "
-                 "neither the memory nor the kernel's largest value allows any precision")
-    elif dtypes[i] == REFUSED:
-        found = (f"{text} raised ValueError ({answers[i].message}), but a precision is safe there: check "
-                 "the bytes each precision needs and its largest finite value")
-    else:
-        found = (f"{text} returned {dtypes[i]!r}: not the most precise storage whose n × n matrix and "
-                 "a 1 × 1 tile fit max_bytes and whose largest value is at least max_value")
-    fail("choose_storage", [found])
-
-
-def _judge_tile(answers, got, d, cases):
-    __tracebackhide__ = True
-    expected = d["expected"]
-    if [_dtype_of(g) for g in got] != [_dtype_of(e) for e in expected]:
-        i = next(i for i, (g, e) in enumerate(zip(got, expected, strict=True)) if _dtype_of(g) != _dtype_of(e))
-        fail("choose_storage", [f"{_storage_text(cases[i])} returned the dtype {_dtype_of(got[i])!r}, which is "
-                                "not the right choice (see the memory and overflow tests): the tile depends on it"])
-    if got == expected:
-        return
-    for key in _TILE_MISTAKES:
-        if key in d["mistakes"] and got == list(d["mistakes"][key]):
-            fail("choose_storage", [_STORAGE_HINTS[key]])
-    i = next(i for i, (g, e) in enumerate(zip(got, expected, strict=True)) if g != e)
-    tile = got[i][1]
-    n, dim, _, max_bytes = cases[i]
-    more = " (larger than the matrix)" if tile > n else ""
-    fail("choose_storage", [f"{_storage_text(cases[i])} returned the tile {tile}{more}: not the largest T <= n "
-                            f"whose working set 8·(T² + 2·T·d) fits in what the stored matrix leaves of "
-                            f"max_bytes"])
-
-
-def diagnose_storage(choose_storage, aspect="all"):
-    """Probe ``choose_storage(n, d, max_value, max_bytes) -> (dtype, tile)`` and name the mistake.
-
-    The rule: the most precise storage of :data:`STORAGE_TABLE` (float64, float32,
-    float16, bfloat16) whose n × n matrix plus the working set of a 1 × 1 tile fit
-    ``max_bytes`` and whose largest finite value is at least ``max_value``; the tile is
-    the largest T <= n with n·n·itemsize + 8·(T² + 2·T·d) <= max_bytes; a ``ValueError``
-    when no storage is safe. Aspects: ``"memory"`` (precisions by memory, fall-backs and
-    a refusal), ``"overflow"`` (precisions by the kernel's largest value, fall-backs and
-    refusals) and ``"tile"`` (the tile side).
-
-    Raises
-    ------
-    AssertionError
-        Naming the likely mistake.
-
-    Lesson 06 (Gram matrices at scale).
-    """
-    __tracebackhide__ = True
-    run(storage_tests(aspect), choose_storage=choose_storage)
+LESSON = Lesson("lesson06", [TILED, INCREMENTAL, STORAGE])
+test = LESSON.test

@@ -74,7 +74,10 @@ def outputs(reference, check, probes, references=None, lazy=False):
             mistaken.append({})
             continue
         args, kwargs = arguments(probe)
-        expected.append(reference(*args, **kwargs))
+        try:
+            expected.append(reference(*args, **kwargs))
+        except Exception as exc:  # noqa: BLE001 - the reference raises here: so must the answer (the judge reads it)
+            expected.append({"__raised__": type(exc).__name__})
         mistaken.append(_Lazy(lambda probe=probe: mistakes_of(probe)) if lazy else mistakes_of(probe))
     return expected, mistaken
 

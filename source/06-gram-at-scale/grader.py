@@ -4,11 +4,8 @@ Grader-only: never released, never visible to the student's code (the sandbox do
 not mount the course folder). Exercises 1 and 2 are declared in
 ``kpcourse.checks.lesson06`` (probes, comparisons, named mistakes); here are their
 references (each named mistake as an option) and their hidden probes, drawn from the
-run's seed. Exercise 3 (``choose_storage``) keeps its own tests (a mistake is named
-from the whole list of outcomes): its reference ``storage_plan``, its visible data and
-its hidden cases are below, appended to the declared cells. ``python -m kpcourse.grading
-checks-data 06-gram-at-scale`` writes the visible data from ``visible_data()``; a unit
-test keeps the two equal.
+run's seed. ``python -m kpcourse.grading checks-data 06-gram-at-scale`` writes the
+visible data from ``visible_data()``; a unit test keeps the two equal.
 """
 
 import math
@@ -16,10 +13,8 @@ import math
 import numpy as np
 
 from kpcourse.checks import lesson06 as visible
-from kpcourse.checks._core import Call, Test, fail
 from kpcourse.checks.exercise import Probe
 from kpcourse.grading import declared
-from kpcourse.grading.spec import Cell
 from kpcourse.grading.testdata import random_separable
 
 FORBIDDEN = ("kpcourse", "sklearn", "scipy")
@@ -115,8 +110,8 @@ def _largest(fits, hi):
     return lo
 
 
-def storage_plan(n, d, max_value, max_bytes, *, mistake=None):
-    """``(dtype name, tile)`` of Exercise 3, or ``"ValueError"``; ``mistake`` simulates a common one.
+def choose_storage(n, d, max_value, max_bytes, mistake=None):
+    """``(dtype name, tile)`` of Exercise 3, or a ``ValueError``; ``mistake`` gives that mistake's output.
 
     The most precise storage of ``lesson06.STORAGE_TABLE`` whose n x n matrix plus the
     working set of a 1 x 1 tile fit ``max_bytes`` and whose largest finite value is at
@@ -146,41 +141,11 @@ def storage_plan(n, d, max_value, max_bytes, *, mistake=None):
         tile = _largest(lambda T, per=per, slices=slices, budget=budget: per * (T * T + slices * T * d) <= budget,
                         math.isqrt(max(budget, 0)) + 1)
         return name, (tile if mistake == "no_cap" else min(n, tile))
-    return visible.REFUSED
-
-
-def choose_storage(n, d, max_value, max_bytes):
-    out = storage_plan(n, d, max_value, max_bytes)
-    if out == visible.REFUSED:
-        raise ValueError("no storage precision is safe: the matrix does not fit max_bytes or overflows")
-    return out
+    raise ValueError("no storage precision is safe: the matrix does not fit max_bytes or overflows")
 
 
 REFERENCES = {"tiled_rbf_gram": tiled_rbf_gram, "train_incremental": train_incremental,
               "choose_storage": choose_storage}
-
-
-def _dtypes(outcomes):
-    return [o if o == visible.REFUSED else o[0] for o in outcomes]
-
-
-def _storage_data():
-    """Expected and mistaken outcomes of Exercise 3's visible cases (its own tests read them)."""
-    storage = {}
-    for aspect, cases in visible.PROBES["storage"].items():
-        expected = [storage_plan(*c) for c in cases]
-        wrong, tile = {}, aspect == "tile"
-        for key in visible._TILE_MISTAKES if tile else visible._DTYPE_MISTAKES:
-            outputs = [storage_plan(*c, mistake=key) for c in cases]
-            if (outputs if tile else _dtypes(outputs)) != (expected if tile else _dtypes(expected)):
-                wrong[key] = outputs
-        storage[aspect] = {"expected": expected, "mistakes": wrong}
-    return storage
-
-
-def visible_data():
-    """Expected outputs and common-mistake outputs of the visible probes."""
-    return {**declared.visible_data(visible.LESSON, REFERENCES), "storage": _storage_data()}
 
 
 # --------------------------------------------------------------- hidden probes
@@ -229,65 +194,37 @@ def _incremental_first_new_data(rng):
     return [Probe((X @ X.T, y, 1))]
 
 
+def _storage_cases(values, *extra):
+    """30 random (n, d, max_value, max_bytes) around the thresholds where the choice changes, then ``extra``."""
+    def draw(rng):
+        cases = []
+        for _ in range(30):
+            n = int(10 ** rng.uniform(1, 5.3))
+            d = int(rng.choice([2, 30, 784, 3072]))
+            size = int(rng.choice([8, 4, 2]))
+            room = 8 * (1 + 2 * d)
+            max_bytes = int(n * n * size * rng.uniform(1.0, 1.5)) + int(rng.choice([0, room - 1, room, 10 * room]))
+            cases.append((n, d, float(rng.choice(values)), max_bytes))
+        return [visible.storage_probe(c) for c in (*cases, *extra)]
+    return draw
+
+
 HIDDEN = {"ex1-tiled-tests-values": _tiled_new_data, "ex1-tiled-tests-clamp": _tiled_far_from_origin,
           "ex1-tiled-tests-memory": _tiled_memory_new_data,
           "ex2-incremental-tests-counts": _incremental_counts_new_data,
           "ex2-incremental-tests-bias": _incremental_bias_new_data,
-          "ex2-incremental-tests-first": _incremental_first_new_data}
+          "ex2-incremental-tests-first": _incremental_first_new_data,
+          "ex3-storage-tests-memory": _storage_cases([1.0, 418.0, 1000.0], (1, 1, 1.0, 32), (1, 1, 1.0, 31),
+                                                     (1, 1, 1.0, 25), (3, 2, 1.0, 112)),
+          "ex3-storage-tests-overflow": _storage_cases([65504.0, 65504.5, 9.838e8, 1e39, 1e300, float("inf")],
+                                                       (40_000, 784, 7e4, 8 * visible.GiB),
+                                                       (40_000, 784, 7e4, 4 * visible.GiB)),
+          # by memory only (an overflow slip costs the overflow cell); the last three: tile = n
+          "ex3-storage-tests-tile": _storage_cases([1.0, 418.0], (200, 30, 1.0, 10**8), (50, 3072, 1.0, 2 * 10**8),
+                                                   (7, 2, 1.0, 10**4))}
 
 OPTIONS = {"ex1-tiled-tests-values": {"forbidden": TILED_FORBIDDEN},
            "ex1-tiled-tests-clamp": {"forbidden": TILED_FORBIDDEN},
            "ex1-tiled-tests-memory": {"forbidden": TILED_FORBIDDEN, "answer_bytes": 32 * 2**20}}  # 23 MB
 
-
-# ------------------------------------------------- Exercise 3: its own hidden cases
-def _storage_cases(seed, values, count=30):
-    """Random (n, d, max_value, max_bytes) around the thresholds where the choice changes."""
-    rng = np.random.default_rng(seed)
-    cases = []
-    for _ in range(count):
-        n = int(10 ** rng.uniform(1, 5.3))
-        d = int(rng.choice([2, 30, 784, 3072]))
-        size = int(rng.choice([8, 4, 2]))
-        room = 8 * (1 + 2 * d)
-        max_bytes = int(n * n * size * rng.uniform(1.0, 1.5)) + int(rng.choice([0, room - 1, room, 10 * room]))
-        cases.append((n, d, float(rng.choice(values)), max_bytes))
-    return cases
-
-
-def _storage_new_cases(aspect):
-    if aspect == "memory":
-        cases = _storage_cases(68, [1.0, 418.0, 1000.0])
-        cases += [(1, 1, 1.0, 32), (1, 1, 1.0, 31), (1, 1, 1.0, 25), (3, 2, 1.0, 112)]
-    elif aspect == "overflow":
-        cases = _storage_cases(69, [65504.0, 65504.5, 9.838e8, 1e39, 1e300, float("inf")])
-        cases += [(40_000, 784, 7e4, 8 * visible.GiB), (40_000, 784, 7e4, 4 * visible.GiB)]
-    else:
-        cases = _storage_cases(70, [1.0, 418.0])  # by memory only: an overflow slip costs the overflow cell
-        cases += [(200, 30, 1.0, 10**8), (50, 3072, 1.0, 2 * 10**8), (7, 2, 1.0, 10**4)]  # tile = n
-    expected = [storage_plan(*c) for c in cases]
-    calls = [Call("choose_storage", *c) for c in cases]
-
-    def judge(answers):
-        for a, e, c in zip(answers, expected, cases, strict=True):
-            got = visible.storage_outcome(a)
-            got_dtype = got if got == visible.REFUSED else got[0]
-            want_dtype = e if e == visible.REFUSED else e[0]
-            text = visible._storage_text(c)
-            if got_dtype != want_dtype:
-                did = "raised ValueError" if got_dtype == visible.REFUSED else f"returned {got_dtype!r}"
-                fail("choose_storage", [f"on new cases, {text} {did}: not the safe choice (check the bytes, "
-                                        "the overflow bound and the order of the precisions)"])
-            if aspect == "tile" and got != e:
-                fail("choose_storage", [f"on new cases, {text} returned the tile {got[1]}: not the largest "
-                                        "that fits"])
-    return Test(calls, judge)
-
-
-def cells(seed=None):
-    """The tests that decide each autograded cell (hidden probes of Exercises 1 and 2 drawn from ``seed``)."""
-    out = declared.cells(visible.LESSON, REFERENCES, HIDDEN, options=OPTIONS, seed=seed)
-    for aspect in ("memory", "overflow", "tile"):
-        out[f"ex3-storage-tests-{aspect}"] = Cell(visible.STORAGE.solution, visible.STORAGE.what,
-                                                  [*visible.storage_tests(aspect), _storage_new_cases(aspect)])
-    return out
+visible_data, cells = declared.grader(visible.LESSON, REFERENCES, HIDDEN, OPTIONS)
