@@ -118,28 +118,35 @@ def test_online_probes_are_exact_in_float16():
         exact = GRADER.poly(X, X, degree, gamma, coef0)
         for dtype in ("float16", "bfloat16"):
             np.testing.assert_array_equal(GRADER.poly(X, X, degree, gamma, coef0, dtype), exact)
-    for seed, labels in ((72, [1, 2, 3, 4]), (73, [-1, 5, 7])):
-        X, _ = GRADER.small_classes(40, len(labels), seed, labels)
-        for dtype in ("float16", "bfloat16"):
-            np.testing.assert_array_equal(GRADER.poly(X, X, 2, 1.0, 1.0, dtype), GRADER.poly(X, X, 2, 1.0, 1.0))
+    for seed in range(5):  # the hidden ones too, whatever the seed
+        for probe in GRADER.HIDDEN["ex2-train-tests-online"](np.random.default_rng(seed)):
+            X, k = probe.args[0], probe.kwargs
+            for dtype in ("float16", "bfloat16"):
+                np.testing.assert_array_equal(GRADER.poly(X, X, k["degree"], k["gamma"], k["coef0"], dtype),
+                                              GRADER.poly(X, X, k["degree"], k["gamma"], k["coef0"]))
 
 
 def test_probe_variants_differ():
-    d = checks._data()
-    online = d["online"]
-    for key, m in online["mistakes"].items():
-        assert not (_core.same(m["alpha"], online["tiny"]["alpha"]) and _core.same(m["b"], online["tiny"]["b"])), key
+    d = checks.LESSON.data
+    online = d["ex2-train-tests-online"]
+    for key, m in online["mistaken"][0].items():  # on the first probe, where the mistakes are named
+        assert not _core.same(m[:2], online["expected"][0][:2]), key
     basic, scores = checks.LESSON.data["ex1-ovr-tests"], checks.LESSON.data["ex1-ovr-tests-scores"]
     labels, argmin = basic["expected"][0], basic["mistaken"][0]["argmin"]
     assert len(np.unique(labels)) == 3 and not np.array_equal(labels, argmin)
     assert np.array_equal(scores["expected"][0], labels)
     for key, wrong in scores["mistaken"][0].items():  # neither pick of the extreme score accepts a mistake
         assert not np.array_equal(wrong, labels) and not np.array_equal(wrong, argmin), key
-    first = d["new"]["expected"][0]
-    for key, flawed in first["flawed"].items():
-        assert not all(_core.same(flawed[k], first[k]) for k in ("alpha", "b", "Y_pm")), key
+    new = d["ex2-train-tests-new"]
+    flawed = new["mistaken"][0]
+    for key in flawed:  # every combination of flaws is told apart from the others
+        assert not _core.same(flawed[key], new["expected"][0]), key
+        assert not [k for k in flawed if k != key and _core.same(flawed[k], flawed[key])], key
+    precision = d["ex2-train-tests-precision"]
+    assert not _core.same(precision["mistaken"][0]["batch"][:2], precision["expected"][0][:2])
     X_new, X = checks._points("predict_precision")[:2]
-    assert d["precision"]["kmax"] > 1e8 and GRADER.poly(X_new, X, 4, 1.0, 1.0).max() > 1e6
+    X_train = checks._points("precision")[0]
+    assert GRADER.poly(X_train, X_train, 4, 1.0, 1.0).max() > 1e8 and GRADER.poly(X_new, X, 4, 1.0, 1.0).max() > 1e6
     precision = checks.LESSON.data["ex3-predict-tests-precision"]
     assert len(np.unique(precision["expected"][0])) == 3
     assert not np.array_equal(precision["mistaken"][0]["precision"], precision["expected"][0])
@@ -207,6 +214,12 @@ def make_predict(flaws=(), dtype="float64", pick=np.argmax):
 TRAIN_CELLS = ("online", "labels", "precision", "new")
 
 
+def _diagnose(func, aspect=None):
+    """The visible tests of Exercise 2, of one cell or of every cell: the first failure raises."""
+    for a in (aspect,) if aspect else TRAIN_CELLS:
+        checks.test(f"ex2-train-tests-{a}", func)
+
+
 def _train_cells_passed(func):
     return {a for a in TRAIN_CELLS if _passes(CELLS[f"ex2-train-tests-{a}"], _with(fixed_train=func))}
 
@@ -256,8 +269,8 @@ def test_ovr_names_score_mistakes():
 # --------------------------------------------------------------------------- #
 
 def test_train_solution_passes_visible_and_hidden():
-    checks.diagnose_fixed_train(FUNCTIONS["fixed_train"])
-    checks.diagnose_fixed_train(make_train())
+    _diagnose(FUNCTIONS["fixed_train"])
+    _diagnose(make_train())
     assert _train_cells_passed(FUNCTIONS["fixed_train"]) == set(TRAIN_CELLS)
 
 
@@ -283,44 +296,39 @@ def test_bfloat16_fails_on_real_digits():
 
 
 def test_kept_flaws_are_named_without_naming_the_fix():
-    msg = _message(checks.diagnose_fixed_train, make_train(flaws=("online",)), aspect="online")
+    msg = _message(_diagnose, make_train(flaws=("online",)), aspect="online")
     assert "trainer as it was handed out" in msg and "Experiment 1" in msg
-    msg = _message(checks.diagnose_fixed_train, make_train(flaws=("labels",)), aspect="labels")
+    msg = _message(_diagnose, make_train(flaws=("labels",)), aspect="labels")
     assert "the column of the class 0 holds no +1" in msg
-    msg = _message(checks.diagnose_fixed_train, make_train(flaws=("precision",)), aspect="precision")
+    msg = _message(_diagnose, make_train(flaws=("precision",)), aspect="precision")
     assert "scores are not numbers (inf or NaN)" in msg
-    msg_batch = _message(checks.diagnose_fixed_train, make_train(flaws=("precision", "online")), aspect="precision")
+    msg_batch = _message(_diagnose, make_train(flaws=("precision", "online")), aspect="precision")
     assert "scores are not numbers (inf or NaN)" in msg_batch
     for flaws in (("online",), ("labels",), ("precision",), ("labels", "online")):
-        msg = _message(checks.diagnose_fixed_train, make_train(flaws=flaws), aspect="new")
+        msg = _message(_diagnose, make_train(flaws=flaws), aspect="new")
         assert ("in the way" if len(flaws) == 1 else f"wrong in {len(flaws)} ways") in msg, msg
-    every = [_message(checks.diagnose_fixed_train, make_train(flaws=(f,))) for f in GRADER.FLAWS]
+    every = [_message(_diagnose, make_train(flaws=(f,)), aspect=a) for f in GRADER.FLAWS for a in (f, "new")]
     for text in every:  # the fixes themselves are never spelled out
         for fix in ("float64", "float32", "one sample at a time", "np.where(y == 0", "batch"):
             assert fix not in text, (fix, text)
 
 
 def test_train_slips_are_named():
-    assert "moves only the score of sample i" in _message(checks.diagnose_fixed_train,
-                                                          make_train(only_current=True), aspect="online")
-    assert "leave the bias out" in _message(checks.diagnose_fixed_train, make_train(no_bias=True), aspect="online")
-    assert "exactly 0 must count as a mistake" in _message(checks.diagnose_fixed_train, make_train(strict=True),
-                                                           aspect="online")
-    assert "changed the y passed in" in _message(checks.diagnose_fixed_train, make_train(in_place=True),
-                                                 aspect="labels")
+    assert "moves only the score of sample i" in _message(_diagnose, make_train(only_current=True), aspect="online")
+    assert "leave the bias out" in _message(_diagnose, make_train(no_bias=True), aspect="online")
+    assert "exactly 0 must count as a mistake" in _message(_diagnose, make_train(strict=True), aspect="online")
+    assert "changed an array passed in" in _message(_diagnose, make_train(in_place=True), aspect="labels")
 
 
 def test_train_epochs_are_counted():
     def one_epoch_too_many(X, y, classes, max_epochs=5, degree=4, gamma=1.0, coef0=1.0):
         return make_train()(X, y, classes, max_epochs + 1, degree, gamma, coef0)
-    assert "run at most max_epochs epochs" in _message(checks.diagnose_fixed_train, one_epoch_too_many,
-                                                       aspect="online")
+    assert "run at most max_epochs epochs" in _message(_diagnose, one_epoch_too_many, aspect="online")
 
 
 def test_train_messages_hide_the_expected_values():
-    d = checks._data()
-    msg = _message(checks.diagnose_fixed_train, make_train(flaws=("online",)))
-    assert checks.fmt(d["online"]["tiny"]["alpha"]) not in msg
+    msg = _message(_diagnose, make_train(flaws=("online",)))
+    assert checks.fmt(checks.LESSON.data["ex2-train-tests-online"]["expected"][0][0]) not in msg
 
 
 # --------------------------------------------------------------------------- #

@@ -44,7 +44,7 @@ from kpcourse.checks._core import (
     unpack,
 )
 
-__all__ = ["Probe", "Check", "Exercise", "Lesson", "COMPARISONS", "comparison", "judge", "same"]
+__all__ = ["Probe", "Check", "Exercise", "Lesson", "COMPARISONS", "SIGN_AT_ZERO", "comparison", "judge", "same"]
 
 
 @dataclass
@@ -107,6 +107,9 @@ class Check:
         Which entries of a tuple result are compared (default: the whole result).
     mistakes : tuple of str
         Keys of the exercise's mistakes this check names, most specific first.
+    accept : tuple of str
+        Keys of mistakes whose outputs are right too (several accepted outputs, e.g. either
+        order of updates): their outputs are data like the named mistakes', never named.
     pure : str, optional
         Mistake key to report when the function changes an array argument in place.
     rtol, atol : float
@@ -133,6 +136,7 @@ class Check:
     compare: str = "close"
     part: int | tuple | None = None
     mistakes: tuple = ()
+    accept: tuple = ()
     pure: str | None = None
     rtol: float = 1e-7
     atol: float = 1e-9
@@ -175,6 +179,16 @@ class Exercise:
     mistakes: dict = field(default_factory=dict)
     time_limit: float = 10.0
     helpers: tuple = ()
+
+
+#: Mistakes several lessons name (a label rule at a score of exactly 0): one hint each, course-wide.
+#: A lesson's Exercise takes them with ``mistakes={**SIGN_AT_ZERO, ...}``.
+SIGN_AT_ZERO = {
+    "np_sign": "a score of exactly 0 gave the label 0 (np.sign(0) is 0): a point whose score is not positive "
+               "is labelled -1",
+    "zero_plus": "a score of exactly 0 gave +1: only a positive score predicts +1 (a point on the boundary is "
+                 "not counted as positive)",
+}
 
 
 # ---------------------------------------------------------------- comparisons
@@ -237,6 +251,18 @@ def _number(value, expected, name, check, probe, answer):
     """One number (not an array, a bool or a string), close to the expected one."""
     __tracebackhide__ = True
     check_close(one_number(value, name), expected, name, rtol=check.rtol, atol=check.atol)
+
+
+@comparison("at_zero")
+def _at_zero(value, expected, name, check, probe, answer):
+    """Labels, of which only entry ``check.options["zero_at"]`` (a score of exactly 0) is judged here."""
+    __tracebackhide__ = True
+    check_shape(value, np.shape(expected), name)
+    z = float(np.asarray(value, dtype=float)[check.options["zero_at"]])
+    if z == 0:
+        raise AssertionError(SIGN_AT_ZERO["np_sign"])
+    if z == 1:
+        raise AssertionError(SIGN_AT_ZERO["zero_plus"])
 
 
 @comparison("exact")
@@ -314,7 +340,8 @@ def judge(exercise, check, answers, expected, mistaken, *, hidden=False, probes=
             if exercise.returns:
                 exp = tuple(exp) if isinstance(exp, (tuple, list)) else exp
         message = _compare(exercise, check, value, exp, f"{fname} on {label}", probe, answer)
-        if message is None:
+        if message is None or any(k in mistaken[i] and same(_project(check, value), _project(check, mistaken[i][k]))
+                                  for k in check.accept):
             continue
         named = probe.mistake or _named(check, probes, answers, mistaken, i)
         hint = f"; {check.hint}" if check.hint and not named else ""

@@ -1,15 +1,12 @@
 """Checks of assignment 07 (MNIST on the GPU): the one-vs-rest prediction, and the trainer
 and predictor of the debugging exercise judged on what they do once fixed.
 
-Exercise 1 (``ovr_predict``) is declared once (:mod:`kpcourse.checks.exercise`): probes,
-comparisons, named mistakes; in the notebook ``checks.lesson07.test("ex1-ovr-tests",
-ovr_predict)``; so is Exercise 3 (``fixed_predict``). Exercise 2 (``fixed_train``) keeps its
-own tests: ``diagnose_fixed_train`` runs fixed probes on the student's function and names
-the likely mistake from the whole of a cell's answers; ``train_tests(aspect)`` returns the same probes as
-:class:`~._core.Test` objects, which the grader replays. The expected outputs and the
-outputs of common mistakes (among them the flaws of the trainer the assignment hands
-out, alone and together) are data (``data/lesson07.json``, written from the grader's
-references); no perceptron and no kernel lives here.
+Each exercise is declared once (:mod:`kpcourse.checks.exercise`): probes, comparisons,
+named mistakes; in the notebook ``checks.lesson07.test("ex1-ovr-tests", ovr_predict)``,
+and so for ``fixed_train`` (Exercise 2) and ``fixed_predict`` (Exercise 3). The expected
+outputs and the outputs of common mistakes (among them the flaws of the trainer the
+assignment hands out, alone and together) are data (``data/lesson07.json``, written from
+the grader's references); no perceptron and no kernel lives here.
 
 The hints of the debugging exercise say which behaviour is wrong and where to look,
 never which line to change: finding the flaws is the exercise.
@@ -17,25 +14,15 @@ never which line to change: finding the flaws is the exercise.
 
 from __future__ import annotations
 
-import functools
+import itertools
 from dataclasses import dataclass
 
 import numpy as np
 
-from kpcourse.checks._core import (
-    Call,
-    Test,
-    check_shape,
-    fail,
-    fmt,
-    load_data,
-    run,
-    unpack,
-)
+from kpcourse.checks._core import check_shape, fmt
 from kpcourse.checks.exercise import Check, Exercise, Lesson, Probe, comparison, same
 
-__all__ = ["LESSON", "test", "OvrProbe", "diagnose_fixed_train", "train_tests",
-           "unpack_train", "unpack_labels", "digit_like"]
+__all__ = ["LESSON", "test", "OvrProbe", "unpack_labels", "digit_like"]
 
 
 def digit_like(labels, seed):
@@ -102,11 +89,6 @@ PROBES = {
     "predict_precision": (20, 12, 9, np.array([2, 5, 8]), 4, 1.0, 1.0),
 }
 _DIGITS = {}
-
-
-@functools.cache
-def _data():
-    return load_data("lesson07")
 
 
 def _points(key):
@@ -207,215 +189,88 @@ OVR = Exercise(
 
 
 # --------------------------------------------------------------- Exercise 2
-def unpack_train(answer):
-    """``(alpha, b, Y_pm)`` from an answer of ``fixed_train``, as float arrays of the right shapes."""
-    __tracebackhide__ = True
-    alpha, b, Y_pm = unpack(answer.get(), "fixed_train", ("alpha", "b", "Y_pm"))
-    n, C = len(answer.call.args[0]), len(answer.call.args[2])
-    check_shape(alpha, (C, n), f"the alpha returned by fixed_train for {n} points and {C} classes (one row per class)")
-    check_shape(b, (C,), f"the b returned by fixed_train for {C} classes (one bias per class)")
-    check_shape(Y_pm, (n, C), f"the Y_pm returned by fixed_train for {n} points and {C} classes")
-    try:
-        return tuple(np.asarray(v, dtype=float) for v in (alpha, b, Y_pm))
-    except (TypeError, ValueError):
-        raise AssertionError("fixed_train should return arrays of numbers (alpha, b, Y_pm)") from None
+def _train_probe(X, y, classes, max_epochs, degree, gamma, coef0, label="", mistake=None):
+    return Probe((X, y, classes), {"max_epochs": max_epochs, "degree": degree, "gamma": gamma, "coef0": coef0},
+                 label=label, mistake=mistake)
 
 
-def _train_call(X, y, classes, max_epochs, degree, gamma, coef0):
-    return Call("fixed_train", X, y, classes, max_epochs=max_epochs, degree=degree, gamma=gamma, coef0=coef0)
+def _labels_probe(y, classes):
+    """Only Y_pm is judged: one epoch, linear kernel, a tiny X of small whole coordinates."""
+    X = (np.arange(2 * len(y)).reshape(len(y), 2) % 3).astype(float)
+    return _train_probe(X, y, classes, 1, 1, 1.0, 0.0, label=f"y={y.tolist()} and classes={classes.tolist()}")
 
 
-def _labels_X(n):
-    """A tiny input for the label probes: n points with small whole coordinates."""
-    return (np.arange(2 * n).reshape(n, 2) % 3).astype(float)
-
-
-def train_tests(aspect="all"):
-    """Tests of ``fixed_train(X, y, classes, max_epochs, degree, gamma, coef0)``.
-
-    Aspects ``"online"``, ``"labels"``, ``"precision"``, ``"new"``.
-    """
-    P, tests = PROBES, []
-    if aspect in ("all", "online"):
-        on = P["online"]
-        calls = [_train_call(*on["tiny"]), _train_call(*on["four"])]
-        calls += [_train_call(*on["twins"][:3], epochs, *on["twins"][4:]) for epochs in (1, 3)]
-        tests.append(Test(calls, _judge_online))
-    if aspect in ("all", "labels"):
-        y, classes = P["labels"]["digits"]
-        calls = [_train_call(_labels_X(len(y)), y, classes, 1, 1, 1.0, 0.0)]
-        calls += [_train_call(_labels_X(len(y)), y, classes, 1, 1, 1.0, 0.0) for y, classes in P["labels"]["general"]]
-        tests.append(Test(calls, _judge_labels))
-    if aspect in ("all", "precision"):
-        X, y = _points("precision")
-        _, classes, _, epochs, *kernel = P["precision"]
-        tests.append(Test([_train_call(X, y, classes, epochs, *kernel)], _judge_precision))
-    if aspect in ("all", "new"):
-        X, y = _points("new")
-        _, classes, _, epochs, kernels = P["new"]
-        tests.append(Test([_train_call(X, y, classes, epochs, *k) for k in kernels], _judge_new))
-    return tests
-
-
-_ONLINE_HINTS = {  # data/lesson07.json holds what each gives on the "tiny" probe
-    "batch": "on these 9 points your alpha and b are those of the trainer as it was handed out: the flaw that "
-             "decides which samples get corrected, and when, is still there. Compare what it gives on the "
-             "lessons' four points with your run by hand of lessons 02 and 03 (Experiment 1)",
-    "only_current": "your alpha match a trainer that, after a correction on sample i, moves only the score of "
-                    "sample i: a correction of class c changes f_c at every training point",
-    "no_bias": "your alpha match a trainer whose running scores leave the bias out: a correction moves b[c], "
-               "so every score of class c moves by Y_pm[i, c] too",
-    "strict": "a score of exactly 0 must count as a mistake (y f(x) <= 0): alpha and b start at 0, so the "
-              "first visit is a mistake for every class",
-}
-
-
-def _judge_online(answers):
-    __tracebackhide__ = True
-    d, problems = _data()["online"], []
-    alpha, b, _ = unpack_train(answers[0])
-    if not (same(alpha, d["tiny"]["alpha"]) and same(b, d["tiny"]["b"])):
-        named = [hint for key, hint in _ONLINE_HINTS.items()
-                 if same(alpha, d["mistakes"][key]["alpha"]) and same(b, d["mistakes"][key]["b"])]
-        if named:
-            problems.append(named[0])
-        elif np.all(alpha == 0):
-            problems.append("all your alpha are 0 on 9 small points: your trainer found no mistake at all, not "
-                            "even at the first visit, where every score is 0")
-        else:
-            problems.append(f"on 9 points with small whole kernel values (classes 1, 2, 3, degree 2, gamma 1, "
-                            f"coef0 1) {int((alpha != d['tiny']['alpha']).sum())} of your {alpha.size} alpha "
-                            "differ from the perceptron's mistake counts (see Experiment 1: the perceptron of "
-                            "lessons 02-06, one perceptron per class)")
-    if not problems:
-        alpha, b, _ = unpack_train(answers[1])
-        if not (same(alpha, d["four"]["alpha"]) and same(b, d["four"]["b"])):
-            problems.append(f"on the lessons' four points (classes [-1, 1], linear kernel: degree 1, gamma 1, "
-                            f"coef0 0) you returned alpha={fmt(alpha)}, b={fmt(b)}: not the mistakes of the run "
-                            "by hand in lessons 02 and 03 (Experiment 1)")
-    for a, epochs in zip(answers[2:], (1, 3), strict=True):
-        if problems:  # the counts are judged once the mistakes are right
-            break
-        alpha, _, _ = unpack_train(a)
-        if not np.all(alpha == epochs):
-            problems.append(f"on two copies of one point with different classes every visit is a mistake for "
-                            f"both classes, so with max_epochs={epochs} each alpha should count {epochs}; you "
-                            f"returned {fmt(alpha)}: run at most max_epochs epochs")
-            break
-    fail("fixed_train", problems)
-
-
-def _judge_labels(answers):
-    __tracebackhide__ = True
-    d, problems = _data()["labels"], []
-    _, _, Y = unpack_train(answers[0])
-    right = d["digits"]
-    if not same(Y, right):
-        y = PROBES["labels"]["digits"][0]
-        if same(Y[:, 1:], right[:, 1:]) and np.all(Y[:, 0] == -1):
-            problems.append(f"for y={y.tolist()} and classes 0..9 the column of the class 0 holds no +1 although y "
-                            "has three 0s: print Y_pm for tiny label sets (Experiment 2) and follow what happens "
-                            "to the labels before Y_pm is built")
-        elif same(Y, -right):
-            problems.append("your signs are flipped: Y_pm[i, c] is +1 where y[i] == classes[c]")
-        elif np.isin(Y, (0, 1)).all():
-            problems.append("Y_pm holds 0/1; the perceptron needs -1 and +1")
-        else:
-            problems.append(f"for y={y.tolist()} and classes 0..9 your Y_pm is wrong in {int((Y != right).sum())} "
-                            "entries")
-    if answers[0].mutated and 1 in answers[0].mutated:
-        problems.append("fixed_train changed the y passed in (in place); build new arrays")
-    for a, (y, classes), right in zip(answers[1:], PROBES["labels"]["general"], d["general"], strict=True):
-        if problems:
-            break
-        _, _, Y = unpack_train(a)
-        if 1 in a.mutated:
-            problems.append("fixed_train changed the y passed in (in place); build new arrays")
-        elif not same(Y, right):
-            problems.append(f"for y={y.tolist()} and classes={classes.tolist()} your Y_pm is wrong in "
-                            f"{int((Y != right).sum())} entries: +1 exactly where y[i] == classes[c], "
-                            "-1 elsewhere (one +1 per row)")
-    fail("fixed_train", problems)
-
-
-def _judge_precision(answers):
-    """alpha and b on digit-like points with gamma = 1, judged with the student's own order of updates."""
-    __tracebackhide__ = True
-    d = _data()["precision"]
-    alpha, b, _ = unpack_train(answers[0])
-    if any(same(alpha, ok["alpha"]) and same(b, ok["b"]) for ok in d["accepted"].values()):
-        return
-    n = len(alpha[0])
-    where = f"on {n} digit-like points (pixels in [0, 1], degree 4, gamma 1, coef0 1)"
-    if not (np.all(np.isfinite(alpha)) and np.all(np.isfinite(b))):
-        found = f"{where} your alpha or b hold inf or NaN"
-    elif any(same(alpha, m["alpha"]) and same(b, m["b"]) for m in d["overflow"].values()) or np.all(alpha == 0):
-        found = (f"{where} your alpha and b are those of a trainer whose scores are not numbers (inf or NaN): "
-                 f"kernel values here reach {d['kmax']:.3g}. Look at the largest value of the Gram matrix "
-                 "your trainer computes (the probe of Experiment 3)")
-    else:
-        found = (f"{where} your alpha and b are not those of the perceptron, whether it corrects the samples "
-                 "one by one or all at once: are your kernel values exact enough? (the probe of Experiment 3)")
-    fail("fixed_train", [found])
-
-
+#: The flaws of the handed-out trainer, by the earlier test that looks for each.
 _FLAW_TESTS = {"labels": "the test of Y_pm", "precision": "the test on pixel data with gamma = 1",
                "online": "the test on small data sets"}
 
 
-def _judge_new(answers):
-    __tracebackhide__ = True
-    d, problems = _data()["new"], []
-    for a, want, kernel in zip(answers, d["expected"], PROBES["new"][4], strict=True):
-        alpha, b, Y = unpack_train(a)
-        where = (f"on {len(Y)} digit-like points with labels 0, 1, 2 (degree {kernel[0]}, gamma {kernel[1]:g}, "
-                 f"coef0 {kernel[2]:g})")
-        if same(alpha, want["alpha"]) and same(b, want["b"]) and same(Y, want["Y_pm"]):
-            continue
-        named = [key for key, flawed in want["flawed"].items()
-                 if same(alpha, flawed["alpha"]) and same(b, flawed["b"]) and same(Y, flawed["Y_pm"])]
-        if named:
-            flaws = named[0].split("+")
-            names = [_FLAW_TESTS[f] for f in flaws]
-            tests = " and ".join([", ".join(names[:-1]), names[-1]] if len(names) > 1 else names)
-            if len(flaws) == 1:
-                problems.append(f"{where} your alpha, b and Y_pm are wrong in the way {tests} looks for: "
-                                "see its hint")
-            else:
-                problems.append(f"{where} your alpha, b and Y_pm are wrong in {len(flaws)} ways, those {tests} "
-                                "look for: see their hints")
-        elif not same(Y, want["Y_pm"]):
-            problems.append(f"{where} your Y_pm is wrong in {int((Y != want['Y_pm']).sum())} entries (see the "
-                            "test of Y_pm)")
-        else:
-            problems.append(f"{where} {int((alpha != want['alpha']).sum())} of your {alpha.size} alpha differ "
-                            "from the one-vs-rest perceptron's (or b does): see the tests above")
-        break
-    fail("fixed_train", problems)
+def _flawed(flaws):
+    names = [_FLAW_TESTS[f] for f in flaws]
+    if len(names) == 1:
+        return f"your alpha, b and Y_pm are wrong in the way {names[0]} looks for: see its hint"
+    return (f"your alpha, b and Y_pm are wrong in {len(names)} ways, those {', '.join(names[:-1])} and "
+            f"{names[-1]} look for: see their hints")
 
 
-def diagnose_fixed_train(train, aspect="all"):
-    """Probe ``fixed_train(X, y, classes, max_epochs, degree, gamma, coef0) -> (alpha, b, Y_pm)``.
+#: "labels+online" -> its hint: every combination of flaws the "new" cell names (the reference's mistake= keys).
+_FLAWED = {"+".join(f): _flawed(f) for r in (3, 2, 1) for f in itertools.combinations(_FLAW_TESTS, r)}
+_OVERFLOW = ("your alpha and b are those of a trainer whose scores are not numbers (inf or NaN): kernel values "
+             "here reach 10^8 and more. Look at the largest value of the Gram matrix your trainer computes (the "
+             "probe of Experiment 3)")
+_ON, _PR, _NEW = PROBES["online"], PROBES["precision"], PROBES["new"]
 
-    The right outputs are those of C one-vs-rest kernel perceptrons (lessons 03-06) with
-    the polynomial kernel (gamma x·z + coef0)^degree: Y_pm[i, c] = +1 if y[i] == classes[c]
-    else -1, alpha (C, n) the mistake counts and b (C,) the biases. Aspects: ``"online"``
-    (alpha and b on small data sets whose kernel values are small whole numbers, labels
-    without 0; at most max_epochs epochs), ``"labels"`` (Y_pm for labels of every kind, the
-    y passed in unchanged), ``"precision"`` (alpha and b on digit-like points with gamma = 1,
-    whose kernel values pass 10^8; judged with the student's own order of updates) and
-    ``"new"`` (alpha, b and Y_pm together on digit-like points with labels 0, 1, 2).
-    The hints say which behaviour is wrong and where to look, not which line to change.
-
-    Raises
-    ------
-    AssertionError
-        Listing every problem found.
-
-    Lesson 07 (MNIST on the GPU).
-    """
-    __tracebackhide__ = True
-    run(train_tests(aspect), fixed_train=train)
+TRAIN = Exercise(
+    "fixed_train", "ex2-train", "the fixed trainer", returns=("alpha", "b", "Y_pm"),
+    mistakes={
+        "batch": "your alpha and b are those of the trainer as it was handed out: the flaw that decides which "
+                 "samples get corrected, and when, is still there. Compare what it gives on the lessons' four "
+                 "points with your run by hand of lessons 02 and 03 (Experiment 1)",
+        "only_current": "your alpha match a trainer that, after a correction on sample i, moves only the score of "
+                        "sample i: a correction of class c changes f_c at every training point",
+        "no_bias": "your alpha match a trainer whose running scores leave the bias out: a correction moves b[c], "
+                   "so every score of class c moves by Y_pm[i, c] too",
+        "strict": "a score of exactly 0 must count as a mistake (y f(x) <= 0): alpha and b start at 0, so the "
+                  "first visit is a mistake for every class",
+        "epochs": "every visit is a mistake for both classes, so each alpha counts one mistake per epoch: run at "
+                  "most max_epochs epochs",
+        "zero": "the column of the class 0 holds no +1 although y has 0s: print Y_pm for tiny label sets "
+                "(Experiment 2) and follow what happens to the labels before Y_pm is built",
+        "flipped": "your signs are flipped: Y_pm[i, c] is +1 where y[i] == classes[c]",
+        "zero_one": "Y_pm holds 0/1; the perceptron needs -1 and +1",
+        "in_place": "fixed_train changed an array passed in (in place); build new arrays",
+        "overflow": _OVERFLOW, "overflow_batch": _OVERFLOW,  # the kept float16 kernel, either order of updates
+        **_FLAWED,
+    },
+    checks=[
+        # small whole kernel values, labels without 0: whatever precision or label mapping, only the training counts
+        Check("ex2-train-tests-online", part=(0, 1), mistakes=("batch", "only_current", "no_bias", "strict"),
+              hidden_label="new small data sets (whole-number kernel values)",
+              hint="see Experiment 1: one perceptron per class, each the perceptron of lessons 02-06 and of your "
+                   "run by hand in lessons 02 and 03",
+              probes=[_train_probe(*_ON["tiny"], label="9 points with small whole kernel values (classes 1, 2, 3, "
+                                   "degree 2, gamma 1, coef0 1)"),
+                      _train_probe(*_ON["four"], label="the lessons' four points (classes [-1, 1], linear kernel: "
+                                   "degree 1, gamma 1, coef0 0)"),
+                      *[_train_probe(*_ON["twins"][:3], epochs, *_ON["twins"][4:], mistake="epochs",
+                                     label=f"two copies of one point with classes 1 and 2 (max_epochs={epochs})")
+                        for epochs in (1, 3)]]),
+        Check("ex2-train-tests-labels", part=2, mistakes=("zero", "flipped", "zero_one"), pure="in_place",
+              hidden_label="new labels", hint="+1 exactly where y[i] == classes[c], -1 elsewhere (one +1 per row)",
+              probes=[_labels_probe(y, c) for y, c in (PROBES["labels"]["digits"], *PROBES["labels"]["general"])]),
+        # judged with the student's own order of updates: one by one or, as handed out, all at once
+        Check("ex2-train-tests-precision", part=(0, 1), mistakes=("overflow", "overflow_batch"), accept=("batch",),
+              hidden_label="new digits (pixels in [0, 1], degree 4, gamma 1, coef0 1)",
+              hint="these are not the perceptron's, whether it corrects the samples one by one or all at once: are "
+                   "your kernel values exact enough? (the probe of Experiment 3)",
+              probes=[_train_probe(*_points("precision"), _PR[1], *_PR[3:], label=f"{len(_PR[0])} digit-like points "
+                                   "(pixels in [0, 1], degree 4, gamma 1, coef0 1)")]),
+        Check("ex2-train-tests-new", part=(2, 0, 1), mistakes=tuple(_FLAWED), hint="see the tests above",
+              hidden_label="new digits (labels 0 to 9)",
+              probes=[_train_probe(*_points("new"), _NEW[1], _NEW[3], *k, label=f"{len(_NEW[0])} digit-like points "
+                                   f"with labels 0, 1, 2 (degree {k[0]}, gamma {k[1]:g}, coef0 {k[2]:g})")
+                      for k in _NEW[4]]),
+    ])
 
 
 # --------------------------------------------------------------- Exercise 3
@@ -481,11 +336,6 @@ PREDICT = Exercise(
                                            "coef0 1)")]),
     ])
 
-
-#: Exercise 2 keeps its own tests (``train_tests``): its hints are read from the whole of a cell's answers
-#: (the student's own order of updates, flaws named together, y changed in place, the epochs counted on
-#: twin points), which a per-probe declaration cannot say; declared here so that its function has a reference.
-TRAIN = Exercise("fixed_train", "ex2-train", "the fixed trainer", checks=[])
 
 LESSON = Lesson("lesson07", [OVR, TRAIN, PREDICT])
 test = LESSON.test

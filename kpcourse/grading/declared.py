@@ -57,7 +57,7 @@ def outputs(reference, check, probes, references=None, lazy=False):
 
     def mistakes_of(probe):
         wrong = {}
-        for key in check.mistakes:
+        for key in (*check.mistakes, *check.accept):  # accepted outputs too (Check.accept)
             args, kwargs = arguments(probe)
             try:
                 out = reference(*args, mistake=key, **kwargs)
@@ -156,3 +156,14 @@ def grader(lesson, references, hidden, options=None):
         """The tests that decide each autograded cell (hidden probes drawn from ``seed``)."""
         return cells(lesson, references, hidden, options=options, seed=seed)
     return visible_data_, cells_
+
+
+def sign_labels(scores, mistake=None):
+    """Labels of ``scores`` (+1 where positive, else -1), or those of a :data:`SIGN_AT_ZERO` mistake.
+
+    The one label rule of the references: ``mistake="np_sign"`` gives ``np.sign`` (0 at a score
+    of exactly 0), ``"zero_plus"`` gives +1 there; a scalar score gives an int.
+    """
+    s = np.asarray(scores, dtype=float)
+    labels = np.sign(s) if mistake == "np_sign" else np.where(s >= 0 if mistake == "zero_plus" else s > 0, 1, -1)
+    return int(labels) if labels.ndim == 0 else labels

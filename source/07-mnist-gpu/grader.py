@@ -1,30 +1,22 @@
 """Grader of assignment 07 (MNIST on the GPU): hidden tests and references.
 
 Grader-only: never released, never visible to the student's code (the sandbox does
-not mount the course folder). Exercises 1 and 3 (``ovr_predict``, ``fixed_predict``) are
-declared in ``kpcourse.checks.lesson07``: here are their references (each named mistake as
-an option) and their hidden probes, drawn from the run's seed. Exercise 2 keeps its own
-tests: ``cells(seed)`` appends, for each of its cells, the visible tests of
-``kpcourse.checks.lesson07`` (replayed on the student's answers) and hidden tests built
-here. ``visible_data()`` computes the data the visible checks hold (expected outputs of their probes and the outputs of
-common mistakes, among them the handed-out trainer's flaws alone and together);
-``python -m kpcourse.grading checks-data 07-mnist-gpu`` writes it to
-``kpcourse/checks/data/lesson07.json`` and a unit test keeps the two equal.
+not mount the course folder). The exercises are declared in ``kpcourse.checks.lesson07``
+(probes, comparisons, named mistakes); here are the references (each named mistake as
+an option, the handed-out trainer's flaws among them, alone and together) and the hidden
+probes, drawn from the run's seed. ``python -m kpcourse.grading checks-data 07-mnist-gpu``
+writes the visible data from ``visible_data()``; a unit test keeps the two equal.
 
 The debugging exercise is graded on behaviour: ``fixed_train`` must return what the
 one-vs-rest kernel perceptron returns (online updates, exact enough kernel values,
 one-vs-rest labels for any labels) and ``fixed_predict`` what its scores predict.
 """
 
-import itertools
-
 import numpy as np
 
 from kpcourse.checks import lesson07 as visible
-from kpcourse.checks._core import Call, Test, check_close, fail
 from kpcourse.checks.exercise import Probe
 from kpcourse.grading import declared
-from kpcourse.grading.spec import Cell
 
 FORBIDDEN = ("kpcourse", "sklearn", "scipy")
 
@@ -113,14 +105,6 @@ def predict(X_new, X, alpha, Y, b, classes, degree, gamma, coef0, *, flaws=(), p
     return np.where(labels == -1, 0, labels) if "labels" in flaws else labels
 
 
-def _ab(out):
-    return {"alpha": out[0], "b": out[1]}
-
-
-def _aby(out):
-    return {"alpha": out[0], "b": out[1], "Y_pm": out[2]}
-
-
 def ovr_predict(K_test_train, alpha, Y_pm, b, classes, mistake=None):
     """Labels of the largest one-vs-rest scores; ``mistake`` one of lesson07's named ones."""
     K, alpha, Y = np.asarray(K_test_train, float), np.asarray(alpha, float), np.asarray(Y_pm, float)
@@ -132,8 +116,20 @@ def ovr_predict(K_test_train, alpha, Y_pm, b, classes, mistake=None):
     return index if mistake == "indices" else np.asarray(classes)[index]
 
 
+#: Mistakes of ``fixed_train`` that keep flaws of the handed-out trainer; any other "labels+online" keeps those.
+_KEPT = {"batch": ("online",), "zero": ("labels",), "overflow": ("precision",),
+         "overflow_batch": ("precision", "online")}
+_SLIPS = {"only_current": {"only_current": True}, "no_bias": {"bias": False}, "strict": {"strict": True}}
+
+
 def fixed_train(X, y, classes, max_epochs=5, degree=4, gamma=1.0, coef0=1.0, mistake=None):
-    return fit(X, y, classes, max_epochs, degree, gamma, coef0)
+    """``fit``; ``mistake`` one of lesson07's named ones (kept flaws, slips, Y_pm flipped or 0/1, an extra epoch)."""
+    if mistake in ("flipped", "zero_one"):
+        alpha, b, Y = fit(X, y, classes, max_epochs, degree, gamma, coef0)
+        return alpha, b, -Y if mistake == "flipped" else (Y + 1) / 2
+    kept = _KEPT.get(mistake, () if mistake in (None, "epochs", *_SLIPS) else tuple(mistake.split("+")))
+    return fit(X, y, classes, max_epochs + (mistake == "epochs"), degree, gamma, coef0, flaws=kept,
+               **_SLIPS.get(mistake, {}))
 
 
 def fixed_predict(X_new, X, alpha, Y_pm, b, classes, degree=4, gamma=1.0, coef0=1.0, mistake=None):
@@ -143,40 +139,6 @@ def fixed_predict(X_new, X, alpha, Y_pm, b, classes, degree=4, gamma=1.0, coef0=
 
 
 REFERENCES = {"ovr_predict": ovr_predict, "fixed_train": fixed_train, "fixed_predict": fixed_predict}
-
-
-def visible_data():
-    """Expected outputs and common-mistake outputs of the visible probes (Exercise 1 declared)."""
-    P = visible.PROBES
-    on = P["online"]
-    online = {"tiny": _ab(fit(*on["tiny"])), "four": _ab(fit(*on["four"])),
-              "mistakes": {"batch": _ab(fit(*on["tiny"], flaws=("online",))),
-                           "only_current": _ab(fit(*on["tiny"], only_current=True)),
-                           "no_bias": _ab(fit(*on["tiny"], bias=False)),
-                           "strict": _ab(fit(*on["tiny"], strict=True))}}
-
-    labels = {"digits": ovr_labels(*P["labels"]["digits"]),
-              "general": [ovr_labels(y, c) for y, c in P["labels"]["general"]]}
-
-    X, y = visible._points("precision")
-    _, classes, _, epochs, *kernel = P["precision"]
-    precision = {"accepted": {"online": _ab(fit(X, y, classes, epochs, *kernel)),
-                              "batch": _ab(fit(X, y, classes, epochs, *kernel, flaws=("online",)))},
-                 "overflow": {"online": _ab(fit(X, y, classes, epochs, *kernel, flaws=("precision",))),
-                              "batch": _ab(fit(X, y, classes, epochs, *kernel, flaws=("precision", "online")))},
-                 "kmax": float(poly(X, X, *kernel).max())}
-
-    X, y = visible._points("new")
-    _, classes, _, epochs, kernels = P["new"]
-    new = {"expected": []}
-    for k in kernels:
-        entry = _aby(fit(X, y, classes, epochs, *k))
-        entry["flawed"] = {"+".join(f): _aby(fit(X, y, classes, epochs, *k, flaws=f))
-                           for r in (1, 2, 3) for f in itertools.combinations(FLAWS, r)}
-        new["expected"].append(entry)
-
-    return {**declared.visible_data(visible.LESSON, REFERENCES), "online": online, "labels": labels,
-            "precision": precision, "new": new}
 
 
 # ------------------------------------------------------------- test data
@@ -238,67 +200,36 @@ def _ovr_scores_new_digits(rng):
     return [visible.OvrProbe((K, alpha, Y, b, classes), argmin=classes[scores(K, alpha, Y, b).argmin(1)])]
 
 
-def _train_call(X, y, classes, max_epochs, degree, gamma, coef0):
-    return Call("fixed_train", X, y, classes, max_epochs=max_epochs, degree=degree, gamma=gamma, coef0=coef0)
+def _train_online_new_data(rng):
+    """New small data sets, labels without 0: whole-number kernel values, exact in every precision."""
+    return [visible._train_probe(*small_classes(40, 4, int(rng.integers(2**31)), [1, 2, 3, 4]), np.array([1, 2, 3, 4]),
+                                 10, 2, 1.0, 1.0),
+            visible._train_probe(*small_classes(30, 3, int(rng.integers(2**31)), [-1, 5, 7]), np.array([7, -1, 5]),
+                                 10, 1, 1.0, 0.0)]
 
 
-def _train_online_new_data():
-    cases = [(*small_classes(40, 4, 72, [1, 2, 3, 4]), np.array([1, 2, 3, 4]), 10, 2, 1.0, 1.0),
-             (*small_classes(30, 3, 73, [-1, 5, 7]), np.array([7, -1, 5]), 10, 1, 1.0, 0.0)]
-    expected = [fit(*c)[:2] for c in cases]
-
-    def judge(answers):
-        for a, (alpha_ref, b_ref) in zip(answers, expected, strict=True):
-            alpha, b, _ = visible.unpack_train(a)
-            check_close(alpha, alpha_ref, "alpha on new small data sets (whole-number kernel values)")
-            check_close(b, b_ref, "b on new small data sets (whole-number kernel values)")
-    return Test([_train_call(*c) for c in cases], judge)
-
-
-def _train_labels_new():
+def _train_labels_new(rng):
+    """60 MNIST labels with the digits as classes, and small label sets with 0 and negative labels, shuffled."""
     _, y = mnist()
-    cases = [(y[:60], np.arange(10)), (np.array([5, -3, 0, 5, 12, 0]), np.array([12, 0, -3, 5])),
+    cases = [(rng.choice(y, 60), np.arange(10)), (np.array([5, -3, 0, 5, 12, 0]), np.array([12, 0, -3, 5])),
              (np.array([0, 0, 1, 0]), np.array([1, 0]))]
-    calls = [_train_call(visible._labels_X(len(yy)), yy, c, 1, 1, 1.0, 0.0) for yy, c in cases]
-    expected = [ovr_labels(yy, c) for yy, c in cases]
-
-    def judge(answers):
-        for a, want in zip(answers, expected, strict=True):
-            _, _, Y = visible.unpack_train(a)
-            check_close(Y, want, "Y_pm for new labels")
-    return Test(calls, judge)
+    return [visible._train_probe(rng.integers(0, 3, (len(yy), 2)).astype(float), rng.permutation(yy),
+                                 rng.permutation(c), 1, 1, 1.0, 0.0) for yy, c in cases]
 
 
-def _train_precision_new_digits():
+def _train_precision_new_digits(rng):
+    """150 new digits without a 0 among the labels (the label mapping does not matter here), gamma 1."""
     X, y = mnist()
-    keep = np.flatnonzero(y[:400] != 0)[:150]  # no 0 among the labels: the label mapping does not matter here
-    Xt, yt = X[keep], y[keep]
-    classes = np.arange(1, 10)
-    accepted = [fit(Xt, yt, classes, 4, 4, 1.0, 1.0, flaws=f)[:2] for f in ((), ("online",))]
-
-    def judge(answers):
-        alpha, b, _ = visible.unpack_train(answers[0])
-        if not any(np.array_equal(alpha, ra) and np.array_equal(b, rb) for ra, rb in accepted):
-            fail("fixed_train", ["on 150 new digits with gamma = 1 (kernel values up to about 1e9) your alpha and b "
-                                 "are not those of the perceptron, whether it corrects the samples one by one or "
-                                 "all at once: are your kernel values finite and exact enough?"])
-    return Test([_train_call(Xt, yt, classes, 4, 4, 1.0, 1.0)], judge)
+    keep = rng.choice(np.flatnonzero(y != 0), 150, replace=False)
+    return [visible._train_probe(X[keep], y[keep], np.arange(1, 10), 4, 4, 1.0, 1.0)]
 
 
-def _train_new_digits():
+def _train_new_digits(rng):
+    """300 and 200 new digits, labels 0 to 9: every flaw matters."""
     X, y = mnist()
-    cases = [(X[:300], y[:300], np.arange(10), 4, 4, 1.0, 1.0),
-             (X[300:500], y[300:500], np.arange(10), 3, 3, 0.5, 2.0)]
-    expected = [fit(*c) for c in cases]
-
-    def judge(answers):
-        for a, (ra, rb, rY), c in zip(answers, expected, cases, strict=True):
-            alpha, b, Y = visible.unpack_train(a)
-            what = f"on {len(c[0])} new digits (degree {c[4]}, gamma {c[5]:g}, coef0 {c[6]:g})"
-            check_close(Y, rY, f"Y_pm {what}")
-            check_close(alpha, ra, f"alpha {what}")
-            check_close(b, rb, f"b {what}")
-    return Test([_train_call(*c) for c in cases], judge)
+    order = rng.permutation(len(X))
+    return [visible._train_probe(X[order[:300]], y[order[:300]], np.arange(10), 4, 4, 1.0, 1.0),
+            visible._train_probe(X[order[300:500]], y[order[300:500]], np.arange(10), 3, 3, 0.5, 2.0)]
 
 
 def _predict_labels_new(rng):
@@ -325,18 +256,9 @@ def _predict_precision_new_digits(rng):
 
 
 HIDDEN = {"ex1-ovr-tests": _ovr_new_digits, "ex1-ovr-tests-scores": _ovr_scores_new_digits,
+          "ex2-train-tests-online": _train_online_new_data, "ex2-train-tests-labels": _train_labels_new,
+          "ex2-train-tests-precision": _train_precision_new_digits, "ex2-train-tests-new": _train_new_digits,
           "ex3-predict-tests-labels": _predict_labels_new,
           "ex3-predict-tests-precision": _predict_precision_new_digits}
 
-
-def cells(seed=None):
-    """The tests that decide each autograded cell (hidden probes of Exercises 1 and 3 drawn from ``seed``)."""
-    train = visible.TRAIN.what
-    return {
-        **declared.cells(visible.LESSON, REFERENCES, HIDDEN, seed=seed),
-        "ex2-train-tests-online": Cell("ex2-train", train, [*visible.train_tests("online"), _train_online_new_data()]),
-        "ex2-train-tests-labels": Cell("ex2-train", train, [*visible.train_tests("labels"), _train_labels_new()]),
-        "ex2-train-tests-precision": Cell("ex2-train", train,
-                                          [*visible.train_tests("precision"), _train_precision_new_digits()]),
-        "ex2-train-tests-new": Cell("ex2-train", train, [*visible.train_tests("new"), _train_new_digits()]),
-    }
+visible_data, cells = declared.grader(visible.LESSON, REFERENCES, HIDDEN)
