@@ -1,9 +1,10 @@
 """Student-facing checks for the graded exercises: they say what is wrong, never what is right.
 
-One module per lesson (``lesson01`` … ``lesson07``), the shared plumbing in
-:mod:`kpcourse.checks._core`. Each visible test in an assignment calls one function of
-its lesson's module, e.g. ``checks.diagnose_predict(predict, aspect="basic")``; the
-names of every lesson's checks are available here directly (``from kpcourse import
+One table per lesson (``lesson01`` … ``lesson08``: each exercise declared once, see
+:mod:`kpcourse.checks.exercise`), the shared plumbing in :mod:`kpcourse.checks._core`.
+Each visible test in an assignment is one call, e.g. ``checks.lesson02.test(
+"ex1-predict-tests", predict)``; the public names of every lesson's module (such as
+lesson 06's ``peak_memory``) are available here directly (``from kpcourse import
 checks`` in a notebook) and are loaded on first use.
 
 These modules hold **data, not algorithms**: fixed probes, the outputs a correct
