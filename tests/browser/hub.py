@@ -5,11 +5,15 @@
 - **users** ``kph-instr`` (the instructor) and ``kph-alice``, ``kph-bob``, ``kph-carol`` (students),
   made with ``useradd -m`` in a home folder under the test folder, each home ``chmod 700``; a course
   group ``kph-class`` holds all four;
-- **a Python the users can run**: this repository's venv interpreter lives under ``/root`` (mode
-  700 here), so a venv is made from Debian's ``/usr/bin/python3.11`` whose ``.pth`` file adds the
-  repository venv's ``site-packages`` (same Python 3.11 ABI), with the venv's ``share/`` and
-  ``etc/`` linked in (JupyterLab's assets, the server extensions) and an ``alembic`` script
-  (nbgrader runs it by name);
+- **a Python the users can run**: a venv whose ``.pth`` file adds the repository venv's
+  ``site-packages``, with the venv's ``share/`` and ``etc/`` linked in (JupyterLab's assets, the
+  server extensions) and an ``alembic`` script (nbgrader runs it by name). It is made from the
+  repository venv's own interpreter build when every user may run it; where that lives under
+  ``/root`` (pyenv, mode 700 here) from a copy of it in the test folder (the interpreter, its
+  ``libpython`` and standard library; its library run path made ``$ORIGIN/../lib``). Not
+  Debian's ``/usr/bin/python3.11``: another patch release than the packages were installed with
+  (3.11.2: ``soupsieve`` cannot parse nbconvert's ``img:not([alt])``, so *Generate Feedback*
+  failed in the instructor's server);
 - **the exchange** ``srv/exchange/``: root's, mode ``1777`` (nbgrader wants ``777``; the sticky bit
   keeps anyone but its owner from renaming or removing the course folder the instructor's release
   makes in it), inside ``srv/`` (``root:kph-class``, ``750``: class members only). A global Jupyter
@@ -51,7 +55,6 @@ ASSIGNMENT = "02-perceptron-by-hand"
 GROUP = "kph-class"
 INSTRUCTOR = "kph-instr"
 STUDENTS = ("kph-alice", "kph-bob", "kph-carol")
-PYTHON = "/usr/bin/python3.11"
 START_S = 180
 
 
@@ -112,8 +115,35 @@ class Hub:
             self.users.append(user)
             (self.homes / user).chmod(0o700)
 
+    def _base_python(self):
+        """The repository venv's interpreter build, at a path every user may run (see the module doc)."""
+        exe = Path(sys.executable).resolve()
+        if subprocess.run(["runuser", "-u", "nobody", "--", str(exe), "-c", "pass"],
+                          capture_output=True).returncode == 0:
+            return exe
+        name = f"python{sys.version_info.major}.{sys.version_info.minor}"
+        base, copy = Path(sys.base_prefix), self.base / "python"
+        lib = base / "lib"
+        old, new = str(lib).encode() + b"\0", b"$ORIGIN/../lib"
+        binary = exe.read_bytes()
+        if binary.count(old) > 1 or len(old) <= len(new):
+            raise AssertionError(f"cannot make a copy of {exe} that runs outside {base}")
+        (copy / "bin").mkdir(parents=True)
+        (copy / "bin" / name).write_bytes(binary.replace(old, new.ljust(len(old), b"\0")))
+        (copy / "bin" / name).chmod(0o755)
+        shutil.copytree(lib / name, copy / "lib" / name, symlinks=True,
+                        ignore=lambda d, names: [n for n in names if Path(d) == lib / name
+                                                 and n in ("site-packages", "test", "idlelib", "tkinter")])
+        (copy / "lib" / name / "site-packages").mkdir()
+        for f in lib.glob("libpython*"):
+            if f.is_symlink():
+                (copy / "lib" / f.name).symlink_to(os.readlink(f))
+            else:
+                shutil.copy2(f, copy / "lib" / f.name)
+        return copy / "bin" / name
+
     def _python(self):
-        run([PYTHON, "-m", "venv", "--without-pip", str(self.venv)])
+        run([str(self._base_python()), "-m", "venv", "--without-pip", str(self.venv)])
         site = self.venv / "lib" / "python3.11" / "site-packages"
         repo_site = Path(sys.prefix) / "lib" / "python3.11" / "site-packages"
         (site / "kpcourse_repo_venv.pth").write_text(f"import site; site.addsitedir({str(repo_site)!r})\n")
@@ -125,7 +155,8 @@ class Hub:
         alembic = self.venv / "bin" / "alembic"
         alembic.write_text(f"#!{self.venv}/bin/python\nimport sys\nfrom alembic.config import main\nsys.exit(main())\n")
         alembic.chmod(0o755)
-        check = self.as_user(STUDENTS[0], "import jupyterhub, nbgrader, kpcourse.grading; print('ok')")
+        check = self.as_user(STUDENTS[0], "import jupyterhub, nbgrader, kpcourse.grading, soupsieve\n"
+                                          "soupsieve.compile('img:not([alt])')  # nbconvert's HTML\nprint('ok')")
         assert check.stdout.strip() == "ok", check
 
     def _exchange(self):

@@ -15,11 +15,15 @@ The steps, in Chromium where a person clicks:
    ``kph-bob``'s submission and work, the instructor's source, grader file and gradebook, to move the
    released assignment or the course folder, fails; a non-member cannot enter the exchange; her
    submission in bob's name is written but not collected as bob's;
-5. the instructor clicks *Collect*; the project's sandboxed autograde runs (as root, in the instructor's
-   course, which is then given back); the instructor exports the grades for Canvas; alice has full
+5. the instructor clicks *Collect*; the project's sandboxed autograde runs as the instructor's own Unix
+   user (their Python, in their course: nothing of it left to root), each submission isolated and
+   run as that user, never root; the instructor exports the grades for Canvas; alice has full
    marks, bob none, carol the golden case's score;
-6. the instructor clicks *Release Feedback*; alice and bob fetch theirs in the *Assignments* tab; alice
-   can neither list the exchange's feedback folder nor read bob's fetched feedback.
+6. in the formgrader's manual grading page the instructor types a score and a comment for alice's
+   written answer; the gradebook holds them and her total includes the score;
+7. the instructor clicks *Generate Feedback* and *Release Feedback*; alice and bob fetch theirs in the
+   *Assignments* tab, alice's shows the comment and her total; alice can neither list the exchange's
+   feedback folder nor read bob's fetched feedback.
 
 Runs only with ``KPCOURSE_HUB=1`` (``make test-hub``; ``make test-browser`` leaves it out) and as root;
 not root is a skip, except under ``CI=true`` where it fails. Screenshots: ``screenshots/hub__*.png``.
@@ -32,8 +36,7 @@ import json
 import os
 import re
 import subprocess
-import sys
-from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from exchange import ASSIGNMENT, NOTEBOOK, AssignmentsTab, Formgrader, golden_case, mode, points, solutions
@@ -48,6 +51,8 @@ ALICE, BOB, CAROL = STUDENTS
 MISTAKE = "sign0-correct"  # tests/golden/02-perceptron-by-hand.py: carol's common mistake
 STATE = {"done": set()}
 PAGE_S = 180
+WRITTEN = "ex4-bias-answer"  # the written answer, graded by hand
+ALICE_MANUAL = (1.5, "Right idea: the bias shifts the line. Name points that only a shifted line separates.")
 
 
 def require(*steps):
@@ -75,8 +80,15 @@ class UserServer:
 
 
 class HubFormgrader(Formgrader):
-    def goto(self, path):  # the hub's login cookie, no token
-        self.page.goto(f"{self.server.url}/formgrader/{path}")
+    """The instructor's formgrader behind the hub: the hub's login cookie, no token. The gradebook's
+    links hold the server's base URL (``/user/<instructor>/formgrader/...``): ``server.url`` is the hub's."""
+
+    def __init__(self, page, hub):
+        super().__init__(page, SimpleNamespace(url=hub.url, token=""))
+        self.prefix = f"{hub.url}/user/{INSTRUCTOR}"
+
+    def goto(self, path):
+        self.page.goto(f"{self.prefix}/formgrader/{path}")
 
 
 # ------------------------------------------------------------------ fixtures
@@ -141,7 +153,7 @@ def test_01_everyone_logs_in(hub, pages):
 
 def test_02_instructor_releases(hub, pages):
     require("login")
-    fg = HubFormgrader(pages[INSTRUCTOR], UserServer(hub, INSTRUCTOR))
+    fg = HubFormgrader(pages[INSTRUCTOR], hub)
     ok, text = fg.action("release")
     shot(fg.page, "02_release")
     assert ok, f"the formgrader's Release failed:\n{text[-3000:]}"
@@ -281,7 +293,7 @@ def test_04_permissions(hub):
 
 def test_05_instructor_collects_and_grades(hub, pages):
     require("submit-kph-alice", "submit-kph-bob")
-    fg = HubFormgrader(pages[INSTRUCTOR], UserServer(hub, INSTRUCTOR))
+    fg = HubFormgrader(pages[INSTRUCTOR], hub)
     ok, text = fg.action("collect")
     shot(fg.page, "05_collect")
     assert ok, f"Collect failed:\n{text[-3000:]}"
@@ -296,14 +308,17 @@ def test_05_instructor_collects_and_grades(hub, pages):
     for claim in STATE.get("forged", []):
         assert claim.is_dir(), "the submission in bob's name should stay in inbound"
 
-    # The sandboxed autograde, run by root in the instructor's course (`sudo make autograde`), then the
-    # course given back to the instructor. As the instructor's own user it stops today with a
-    # PermissionError on autograded/<student>/<assignment>/kpcourse-grading.json (see the README).
-    env = dict(os.environ, PATH=f"{Path(sys.executable).parent}:{os.environ.get('PATH', '')}")
-    graded = subprocess.run([sys.executable, "-m", "kpcourse.grading", "autograde"], cwd=hub.course(), env=env,
-                            capture_output=True, text=True, timeout=500)
+    # The sandboxed autograde (`make autograde`), run by the instructor's own Unix user with their Python
+    graded = hub.as_user(INSTRUCTOR, None, cmd=["-m", "kpcourse.grading", "autograde"], cwd=hub.course(),
+                         timeout=500, check=False)
+    (SCREENSHOTS / "hub__05_autograde.log").write_text(graded.stdout + graded.stderr)
     assert graded.returncode == 0, f"autograde: {graded.stdout[-2000:]}\n{graded.stderr[-4000:]}"
-    subprocess.run(["chown", "-R", f"{INSTRUCTOR}:{INSTRUCTOR}", str(hub.course())], check=True)
+    assert "NOT ISOLATED" not in graded.stdout, graded.stdout[-3000:]
+    for student in (ALICE, BOB, CAROL):  # each in the sandbox, as the instructor's user (never root)
+        summary = json.loads((hub.course() / "autograded" / student / ASSIGNMENT / "kpcourse-grading.json").read_text())
+        assert summary["isolated"] and summary["uid"] == hub.uid(INSTRUCTOR), (student, summary)
+    foreign = [str(p) for p in hub.course().rglob("*") if p.lstat().st_uid != hub.uid(INSTRUCTOR)]
+    assert not foreign, f"files in the course that are not the instructor's: {foreign[:10]}"
     code = ("import json, sys\nfrom nbgrader.api import Gradebook\n"
             "with Gradebook('sqlite:///gradebook.db') as gb:\n"
             f"    print(json.dumps({{s: gb.find_submission({ASSIGNMENT!r}, s).code_score\n"
@@ -324,14 +339,49 @@ def test_05_instructor_collects_and_grades(hub, pages):
     STATE["done"].add("graded")
 
 
-def test_06_feedback(hub, pages):
-    """The instructor releases feedback; each student fetches their own; alice cannot list or guess bob's."""
+GRADES = f"""
+import json
+from nbgrader.api import Gradebook
+with Gradebook("sqlite:///gradebook.db") as gb:
+    grade = gb.find_grade({WRITTEN!r}, {NOTEBOOK!r}, {ASSIGNMENT!r}, {ALICE!r})
+    comment = gb.find_comment({WRITTEN!r}, {NOTEBOOK!r}, {ASSIGNMENT!r}, {ALICE!r})
+    sub = gb.find_submission({ASSIGNMENT!r}, {ALICE!r})
+    print(json.dumps({{"manual": grade.manual_score, "needs": grade.needs_manual_grade, "score": grade.score,
+                      "comment": comment.manual_comment, "total": sub.score, "code": sub.code_score,
+                      "written": sub.written_score}}))
+"""
+
+
+def test_06_instructor_grades_written_answer(hub, pages):
+    """The formgrader's manual grading page: a score and a comment for alice's written answer."""
     require("graded")
-    fg = HubFormgrader(pages[INSTRUCTOR], UserServer(hub, INSTRUCTOR))
-    ok, text = fg.action("release-feedback")
-    shot(fg.page, "06_release_feedback")
-    assert ok, f"Release Feedback failed:\n{text[-3000:]}"
-    fg.close_modal()
+    before = json.loads(hub.as_user(INSTRUCTOR, GRADES, cwd=hub.course()).stdout)
+    assert before["needs"] and before["manual"] is None, f"alice's written answer before grading: {before}"
+    fg = HubFormgrader(pages[INSTRUCTOR], hub)
+    fg.open_submission(ALICE)
+    assert f"/user/{INSTRUCTOR}/formgrader/submissions/" in fg.page.url, fg.page.url
+    score, comment = ALICE_MANUAL
+    fg.grade(WRITTEN, score, comment)
+    fg.page.locator(f"textarea#{WRITTEN}-comment").scroll_into_view_if_needed()
+    shot(fg.page, "06_formgrade_alice")
+    after = json.loads(hub.as_user(INSTRUCTOR, GRADES, cwd=hub.course()).stdout)
+    auto, _ = points()
+    assert after["manual"] == pytest.approx(score) and not after["needs"] and after["comment"] == comment, after
+    assert after["written"] == pytest.approx(score), after
+    assert after["total"] == pytest.approx(sum(auto.values()) + score), after
+    STATE["done"].add("formgrade")
+
+
+def test_07_feedback(hub, pages):
+    """The instructor generates and releases feedback; each student fetches their own (alice's with the
+    instructor's comment); alice cannot list or guess bob's."""
+    require("graded")
+    fg = HubFormgrader(pages[INSTRUCTOR], hub)
+    for column in ("generate-feedback", "release-feedback"):  # again: it now holds the manual grade
+        ok, text = fg.action(column)
+        shot(fg.page, f"07_{column}")
+        assert ok, f"the formgrader's {column} failed:\n{text[-3000:]}"
+        fg.close_modal()
     released = hub.exchange / COURSE / "feedback"
     assert mode(released) == "711", mode(released)
     assert len(list(released.glob("*.html"))) == 3, list(released.iterdir())
@@ -342,9 +392,24 @@ def test_06_feedback(hub, pages):
         tab = AssignmentsTab(LabPage(page, UserServer(hub, student), f"hub_{student}_feedback"))
         tab.open()
         tab.fetch_feedback()
-        shot(page, f"06_{student}_feedback")
+        shot(page, f"07_{student}_feedback")
         files = sorted((hub.home(student) / ASSIGNMENT / "feedback").glob(f"*/{NOTEBOOK}.html"))
         assert len(files) == 1 and files[0].stat().st_uid == hub.uid(student), files
+        if student == ALICE and "formgrade" in STATE["done"]:  # her fetched feedback, in her browser
+            rel = files[0].relative_to(hub.home(student)).as_posix()
+            view = page.context.new_page()
+            try:
+                view.goto(f"{hub.url}/user/{student}/files/{rel}")
+                view.locator("h4").first.wait_for()
+                text = view.locator("body").inner_text()
+                shot(view, f"07_{student}_feedback_page")
+            finally:
+                view.close()
+            auto, written = points()
+            total = sum(auto.values()) + sum(written.values())
+            header = f"{NOTEBOOK} (Score: {sum(auto.values()) + ALICE_MANUAL[0]:.1f} / {total:.1f})"
+            assert header in text, f"alice's feedback should say {header!r}; it starts:\n{text[:600]}"
+            assert ALICE_MANUAL[1] in text, f"alice's feedback lacks the instructor's comment:\n{text[-2000:]}"
     code = ("import glob, json, os, sys\nout = {}\n"
             "try:\n    out['list'] = os.listdir(sys.argv[1])\nexcept OSError as e:\n    out['list'] = 'denied'\n"
             "out['glob'] = glob.glob(sys.argv[1] + '/*.html')\n"
