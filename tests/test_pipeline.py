@@ -67,6 +67,7 @@ cases graded both ways (solution, release and the first golden case).
 from __future__ import annotations
 
 import copy
+import functools
 import hashlib
 import importlib.util
 import json
@@ -710,3 +711,98 @@ def test_no_submission_ran_as_root_and_limits_are_reported(course):
         if r["student"] == "bombs":
             assert set(summary["limits_hit"]) == {"memory", "processes", "file size", "disk", "output"}, summary
             assert r["seconds"] < 120, r
+
+
+# ------------------------------------------------------------ hidden inputs never shown
+_NUMBER = re.compile(r"-?\d+\.\d+(?:e[+-]?\d+)?")
+
+
+@functools.cache
+def _grader(name):
+    from kpcourse.grading.trusted import GRADER_FILE, load_grader
+
+    return load_grader(ROOT / "source" / name / GRADER_FILE)
+
+
+def _hidden_arrays(name, seed):
+    """The float arrays among the hidden probes' arguments drawn with ``seed``, flattened (grader-side)."""
+    import numpy as np
+
+    from kpcourse.grading.declared import hidden_probes
+
+    grader = _grader(name)
+    arrays = []
+    for cell, draw in getattr(grader, "HIDDEN", {}).items():
+        for probe in hidden_probes(cell, draw, seed):
+            for arg in (*probe.args, *probe.kwargs.values()):
+                arr = np.asarray(arg) if isinstance(arg, (np.ndarray, list)) else None
+                if arr is not None and arr.dtype.kind == "f" and arr.size >= 3:
+                    arrays.append(arr.ravel())
+    return arrays
+
+
+def _shown_runs(text, arrays, run=3):
+    """Runs of ``run`` numbers, one after another in ``text`` and each printed with 3 or more
+    digits, equal (to those digits) to ``run`` consecutive entries of one of ``arrays``: a hidden
+    array as a message would print it (``fmt`` shows 4 decimals)."""
+    import numpy as np
+
+    found = _NUMBER.findall(text)
+    if len(found) < run:
+        return []
+    digits = [f.split(".")[1].split("e")[0] for f in found]
+    printed = np.array([float(f) for f in found])
+    scale = np.array([10.0 ** int(f.split("e")[1]) if "e" in f else 1.0 for f in found])
+    steps = np.array([10.0 ** -len(d) for d in digits]) * scale
+    fine = np.array([len(d) >= 3 for d in digits])
+    hits = []
+    for arr in arrays:
+        arr = arr[:5000]
+        for j in range(len(printed) - run + 1):
+            if not fine[j:j + run].all():
+                continue
+            starts = np.flatnonzero(np.abs(arr[:len(arr) - run + 1] - printed[j]) <= steps[j])
+            for start in starts:
+                if np.all(np.abs(arr[start:start + run] - printed[j:j + run]) <= steps[j:j + run]):
+                    hits.append(" ".join(found[j:j + run]))
+                    break
+    return hits
+
+
+def test_shown_runs_finds_a_printed_array_and_nothing_else():
+    import numpy as np
+
+    from kpcourse.checks._core import fmt
+
+    hidden = np.random.default_rng(0).normal(size=(40, 3))
+    text = f"on new data: X={fmt(hidden)}; you returned 0.5, 0.25, 0.125 and [1.2345, 2.2222, 3.3333]"
+    assert len(_shown_runs(text, [hidden.ravel()])) >= 2  # the first rows and the last ones
+    assert _shown_runs(text.split("X=")[0] + text.split(";")[1], [hidden.ravel()]) == []
+
+
+@pytest.mark.parametrize("name", ASSIGNMENTS)
+def test_no_hidden_input_in_feedback_notebook_or_report(course, name):
+    """The hidden inputs each submission was graded on (drawn again from the seed its summary
+    records) appear in none of its feedback, its autograded notebook and the class report."""
+    from kpcourse.grading.report import write_report
+    from kpcourse.grading.summary import Summary
+
+    root = course["root"]
+    report = write_report(root, name, root / "reports")
+    report_text = _html_text(Path(report).read_text()) + Path(report).with_suffix(".json").read_text()
+    checked = 0
+    for case in sorted({r["student"] for r in course["results"] if r["assignment"] == name and r["ok"]}):
+        graded = root / "autograded" / case / name
+        summary = Summary.read(graded / "kpcourse-grading.json")
+        if summary is None or summary.hidden_seed is None:
+            continue
+        arrays = _hidden_arrays(name, summary.hidden_seed)
+        texts = {"autograded notebook": _outputs(graded / f"{name}.ipynb"), "report": report_text}
+        feedback = root / "feedback" / case / name / f"{name}.html"
+        if feedback.exists():
+            texts["feedback"] = _html_text(feedback.read_text())
+        for where, text in texts.items():
+            shown = _shown_runs(text, arrays)
+            assert not shown, f"{case}/{name}: the {where} shows hidden inputs: {shown[:2]}"
+        checked += bool(arrays)
+    assert checked, f"{name}: no submission's hidden float inputs were checked"

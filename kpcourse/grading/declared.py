@@ -26,7 +26,7 @@ from kpcourse.checks._core import Ref, Test
 from kpcourse.checks.exercise import judge
 from kpcourse.grading.spec import Cell
 
-__all__ = ["outputs", "visible_data", "cells", "grader", "DEFAULT_SEED"]
+__all__ = ["outputs", "visible_data", "hidden_probes", "cells", "grader", "sign_labels", "DEFAULT_SEED"]
 
 #: Seed of the hidden probes when the grading run gives none (tests, `judge_here`).
 DEFAULT_SEED = 20260
@@ -112,11 +112,15 @@ def visible_data(lesson, references):
     return data
 
 
+def hidden_probes(cell, draw, seed):
+    """The hidden probes of test cell ``cell`` for ``seed``: ``draw(rng)``, one generator per cell."""
+    return list(draw(np.random.default_rng([int(seed), zlib.crc32(cell.encode())])))
+
+
 def hidden_test(lesson, cell, reference, draw, seed, references=None):
     """The hidden test of ``cell``: probes drawn by ``draw(rng)``, judged like the visible ones."""
     exercise, check = lesson.check(cell)
-    rng = np.random.default_rng([seed, zlib.crc32(cell.encode())])
-    probes = list(draw(rng))
+    probes = hidden_probes(cell, draw, seed)
     expected, mistaken = outputs(reference, check, probes, references, lazy=True)
 
     def judge_hidden(answers):
