@@ -2,9 +2,10 @@
 
 ``Hub`` builds, in a fresh folder ``/tmp/kpcourse-hub-XXXX`` (mode 755), and removes again:
 
-- **users** ``kph-instr`` (the instructor) and ``kph-alice``, ``kph-bob``, ``kph-carol`` (students),
-  made with ``useradd -m`` in a home folder under the test folder, each home ``chmod 700``; a course
-  group ``kph-class`` holds all four;
+- **users** ``kph-instr`` (the instructor), ``kph-alice``, ``kph-bob``, ``kph-carol`` (students) and
+  ``kph-grader`` (the course's shared grader account: nobody logs in as it), made with ``useradd -m``
+  in a home folder under the test folder, each home ``chmod 700``; a course group ``kph-class``
+  holds all five;
 - **a Python the users can run**: a venv whose ``.pth`` file adds the repository venv's
   ``site-packages``, with the venv's ``share/`` and ``etc/`` linked in (JupyterLab's assets, the
   server extensions) and an ``alembic`` script (nbgrader runs it by name). It is made from the
@@ -20,13 +21,16 @@
   config (``etc/jupyter/nbgrader_config.py``, on every server's ``JUPYTER_CONFIG_PATH``) names it and
   the course id. ``KPCOURSE_HUB_EXCHANGE_MODE=777`` (octal) makes it without the sticky bit, to see
   the test fail;
-- **the course** in the instructor's home (``~/course``: ``source/02-...``, ``nbgrader_config.py``),
-  owned by them; students' servers have the formgrader and Create Assignment switched off in
-  their ``~/.jupyter``;
-- **the hub**, run as root: ``DummyAuthenticator`` with one password and the four users allowed,
+- **the course** in the grader account's home (``~kph-grader/course``: ``source/02-...``,
+  ``nbgrader_config.py``), owned by it; everyone's own server (the instructor's too) has the
+  formgrader and Create Assignment switched off in their ``~/.jupyter``;
+- **the hub**, run as root: ``DummyAuthenticator`` with one password and the four people allowed,
   ``LocalProcessSpawner`` (each server started as its user), the pip ``configurable-http-proxy``
-  (Python, no Node), all on 127.0.0.1 with free ports. The instructor's server opens in the course
-  root, where the formgrader reads the course's ``nbgrader_config.py``.
+  (Python, no Node), all on 127.0.0.1 with free ports; **the formgrader as a hub service**
+  (``/services/kpcourse/``, nbgrader's "Using nbgrader with JupyterHub"): a JupyterLab server the
+  hub starts as ``kph-grader`` in the course root, where the formgrader reads the course's
+  ``nbgrader_config.py``; the hub group ``formgrade-kpcourse`` (the instructor) has the role that
+  may open it (``access:services!service=kpcourse``), nobody else.
 
 ``as_user(name, code)`` runs Python as one user (``runuser``) with the users' interpreter.
 """
@@ -54,6 +58,8 @@ COURSE = "kpcourse"
 ASSIGNMENT = "02-perceptron-by-hand"
 GROUP = "kph-class"
 INSTRUCTOR = "kph-instr"
+GRADER = "kph-grader"  # the course's shared grader account, the formgrader service runs as it
+SERVICE = COURSE  # the formgrader service: /services/kpcourse/
 STUDENTS = ("kph-alice", "kph-bob", "kph-carol")
 START_S = 180
 
@@ -100,7 +106,7 @@ class Hub:
         self._start()
 
     def _users(self):
-        leftovers = [u for u in (INSTRUCTOR, *STUDENTS) if exists(u)]
+        leftovers = [u for u in (INSTRUCTOR, *STUDENTS, GRADER) if exists(u)]
         if leftovers:
             raise AssertionError(f"users of an earlier run are still there: {leftovers} (userdel -r them)")
         try:
@@ -110,7 +116,7 @@ class Hub:
             pass
         run(["groupadd", GROUP])
         self.homes.mkdir(mode=0o755)
-        for user in (INSTRUCTOR, *STUDENTS):
+        for user in (INSTRUCTOR, *STUDENTS, GRADER):
             run(["useradd", "-m", "-d", str(self.homes / user), "-s", "/bin/bash", "-G", GROUP, user])
             self.users.append(user)
             (self.homes / user).chmod(0o700)
@@ -183,21 +189,21 @@ class Hub:
         return self.homes / user
 
     def course(self):
-        return self.home(INSTRUCTOR) / "course"
+        return self.home(GRADER) / "course"
 
     def _course(self):
         course = self.course()
         shutil.copytree(REPO / "source" / ASSIGNMENT, course / "source" / ASSIGNMENT,
                         ignore=shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__"))
         shutil.copy2(REPO / "nbgrader_config.py", course / "nbgrader_config.py")
-        for user in (INSTRUCTOR, *STUDENTS):
+        for user in (INSTRUCTOR, *STUDENTS, GRADER):
             jupyter = self.home(user) / ".jupyter"
             jupyter.mkdir()
             server = {"LabApp": {"expose_app_in_browser": True}}  # window.jupyterapp, for LabPage's helpers
-            if user == INSTRUCTOR:
+            if user == GRADER:  # the formgrader service's server
                 (jupyter / "nbgrader_config.py").write_text(
                     f"c = get_config()  # noqa: F821\nc.CourseDirectory.root = {str(course)!r}\n")
-            else:  # students: no formgrader, no Create Assignment (nbgrader's installation guide)
+            else:  # everyone's own server: no formgrader, no Create Assignment (nbgrader's installation guide)
                 server["ServerApp"] = {"jpserver_extensions": {"nbgrader.server_extensions.formgrader": False}}
                 (jupyter / "labconfig").mkdir()
                 (jupyter / "labconfig" / "page_config.json").write_text(json.dumps(
@@ -210,7 +216,7 @@ class Hub:
                 json.dumps({"fetchNews": "false", "checkForUpdates": False}))
             run(["chown", "-R", f"{user}:{user}", str(self.home(user))])
         # the release, as `make release` does, so that the assignment is in the gradebook
-        self.as_user(INSTRUCTOR, None, cmd=["-m", "kpcourse.grading", "release", ASSIGNMENT], cwd=course,
+        self.as_user(GRADER, None, cmd=["-m", "kpcourse.grading", "release", ASSIGNMENT], cwd=course,
                      timeout=300)
 
     def env(self, user):
@@ -260,10 +266,18 @@ class Hub:
             c.Spawner.environment = {{k: v for k, v in {self.env("x")!r}.items()
                                       if k not in ("HOME", "USER", "LOGNAME")}}
 
-            def pre_spawn(spawner):
-                if spawner.user.name == {INSTRUCTOR!r}:
-                    spawner.notebook_dir = {str(self.course())!r}
-            c.Spawner.pre_spawn_hook = pre_spawn
+            # the formgrader as a service (nbgrader's "Using nbgrader with JupyterHub"), as the grader account
+            c.JupyterHub.services = [{{
+                "name": {SERVICE!r}, "url": "http://127.0.0.1:{_free_port()}", "user": {GRADER!r},
+                "command": [{str(self.venv / "bin" / "python")!r}, "-m", "jupyterhub.singleuser"],
+                "cwd": {str(self.course())!r}, "oauth_no_confirm": True,
+                "environment": dict({self.env(GRADER)!r}, JUPYTERHUB_DEFAULT_URL="/lab"),
+            }}]
+            c.JupyterHub.load_groups = {{"formgrade-{SERVICE}": {{"users": [{INSTRUCTOR!r}]}}}}
+            c.JupyterHub.load_roles = [{{
+                "name": "formgrade-{SERVICE}", "groups": ["formgrade-{SERVICE}"],
+                "scopes": ["access:services!service={SERVICE}"],
+            }}]
             """)
         (conf / "jupyterhub_config.py").write_text(text)
         return conf

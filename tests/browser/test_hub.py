@@ -1,24 +1,27 @@
 """The course on a real JupyterHub (``make test-hub``): real Unix users, the exchange's permissions enforced.
 
 ``hub.py`` makes the users (an instructor, three students, a course group), a root-owned
-exchange, the course in the instructor's home and a JupyterHub (DummyAuthenticator,
-LocalProcessSpawner, the pip configurable-http-proxy); everything is removed at the end.
+exchange, the course in the home of a shared grader account and a JupyterHub (DummyAuthenticator,
+LocalProcessSpawner, the pip configurable-http-proxy) with the formgrader as a service that runs as
+the grader account and that only the instructor's hub group may open; everything is removed at the end.
 The steps, in Chromium where a person clicks:
 
 1. everyone logs in on the hub's login page; their own server starts, as their own Unix user;
-2. the instructor releases assignment 02 with the formgrader's *Release* button; the exchange
-   folders have nbgrader's modes;
+2. the instructor opens the formgrader service (``/services/kpcourse/formgrader``, through the hub's
+   OAuth) and releases assignment 02 with its *Release* button; the exchange folders have
+   nbgrader's modes; the instructor's own server has no formgrader;
 3. each student fetches it in their *Assignments* tab; ``kph-alice``'s solution is written into the
    fetched notebook (as her), she clicks *Validate* in its toolbar (a kernel of hers) and submits;
    ``kph-bob`` submits it blank; ``kph-carol`` with a common mistake (``tests/golden``: ``sign0-correct``);
 4. as ``kph-alice`` (her Unix user, her Python): every try to list, read, overwrite or delete
-   ``kph-bob``'s submission and work, the instructor's source, grader file and gradebook, to move the
-   released assignment or the course folder, fails; a non-member cannot enter the exchange; her
-   submission in bob's name is written but not collected as bob's;
-5. the instructor clicks *Collect*; the project's sandboxed autograde runs as the instructor's own Unix
-   user (their Python, in their course: nothing of it left to root), each submission isolated and
-   run as that user, never root; the instructor exports the grades for Canvas; alice has full
-   marks, bob none, carol the golden case's score;
+   ``kph-bob``'s submission and work, the course's source, grader file and gradebook, to move the
+   released assignment or the course folder, fails; the hub refuses her the formgrader service (403);
+   a non-member cannot enter the exchange; her submission in bob's name is written but not
+   collected as bob's;
+5. the instructor clicks *Collect*; the project's sandboxed autograde runs as the grader account, the
+   course's own Unix user (what a terminal of the formgrader service runs as; nothing of it left to
+   root), each submission isolated and run as that user, never root; the instructor exports the
+   grades for Canvas; alice has full marks, bob none, carol the golden case's score;
 6. in the formgrader's manual grading page the instructor types a score and a comment for alice's
    written answer; the gradebook holds them and her total includes the score;
 7. the instructor clicks *Generate Feedback* and *Release Feedback*; alice and bob fetch theirs in the
@@ -40,7 +43,7 @@ from types import SimpleNamespace
 
 import pytest
 from exchange import ASSIGNMENT, NOTEBOOK, AssignmentsTab, Formgrader, golden_case, mode, points, solutions
-from hub import COURSE, INSTRUCTOR, STUDENTS, Hub
+from hub import COURSE, GRADER, INSTRUCTOR, SERVICE, STUDENTS, Hub
 from labpage import KERNEL_IDLE_S, SCREENSHOTS, VIEWPORT, LabPage
 
 ENABLED = os.environ.get("KPCOURSE_HUB") == "1"
@@ -80,12 +83,13 @@ class UserServer:
 
 
 class HubFormgrader(Formgrader):
-    """The instructor's formgrader behind the hub: the hub's login cookie, no token. The gradebook's
-    links hold the server's base URL (``/user/<instructor>/formgrader/...``): ``server.url`` is the hub's."""
+    """The formgrader service, opened by the instructor: the hub's login cookie (and its OAuth for the
+    service), no token. The gradebook's links hold the service's base URL
+    (``/services/<service>/formgrader/...``): ``server.url`` is the hub's."""
 
     def __init__(self, page, hub):
         super().__init__(page, SimpleNamespace(url=hub.url, token=""))
-        self.prefix = f"{hub.url}/user/{INSTRUCTOR}"
+        self.prefix = f"{hub.url}/services/{SERVICE}"
 
     def goto(self, path):
         self.page.goto(f"{self.prefix}/formgrader/{path}")
@@ -145,7 +149,7 @@ def test_01_everyone_logs_in(hub, pages):
         assert page.url.startswith(f"{hub.url}/user/{user}/lab"), page.url
     # each server runs as its own Unix user
     owners = subprocess.run(["ps", "-ww", "-eo", "user:32,args"], capture_output=True, text=True).stdout
-    for user in pages:
+    for user in (*pages, GRADER):  # the grader account: the formgrader service, started by the hub
         assert re.search(rf"^{re.escape(user)}\s+.*jupyterhub\.singleuser", owners, re.M), \
             f"no single-user server running as {user}:\n{owners[-3000:]}"
     STATE["done"].add("login")
@@ -157,15 +161,18 @@ def test_02_instructor_releases(hub, pages):
     ok, text = fg.action("release")
     shot(fg.page, "02_release")
     assert ok, f"the formgrader's Release failed:\n{text[-3000:]}"
+    assert fg.page.url.startswith(f"{hub.url}/services/{SERVICE}/formgrader/"), fg.page.url
     fg.close_modal()
     STATE["done"].add("release")  # released: the steps after it run even when a mode below is wrong
     course = hub.exchange / COURSE
     perms = {"srv": mode(hub.srv), "exchange": mode(hub.exchange), "course": mode(course),
              "outbound": mode(course / "outbound"), "inbound": mode(course / "inbound"),
-             "home": mode(hub.home(INSTRUCTOR))}
+             "home": mode(hub.home(GRADER))}
     assert perms == {"srv": "750", "exchange": "1777", "course": "755", "outbound": "755", "inbound": "2733",
                      "home": "700"}, perms
     assert not (course / "outbound" / ASSIGNMENT / "grader.py").exists(), "the grader file was released"
+    own = fg.page.goto(f"{hub.url}/user/{INSTRUCTOR}/formgrader")  # grading happens in the service only
+    assert own is not None and own.status == 404, (own and own.status, fg.page.url)
 
 
 def _write_solution(hub, user, cells):
@@ -237,8 +244,8 @@ attempt("delete bob's submitted notebook", lambda: os.remove(p["bob_guess_nb"]))
 attempt("remove bob's submission", lambda: shutil.rmtree(p["bob_guess"]))
 attempt("list bob's home", lambda: os.listdir(p["bob_home"]))
 attempt("read bob's work", lambda: open(p["bob_work"]).read(10))
-attempt("list the instructor's home", lambda: os.listdir(p["instr_home"]))
-attempt("read the instructor's source", lambda: open(p["source_nb"]).read(10))
+attempt("list the course's home (the grader account's)", lambda: os.listdir(p["course_home"]))
+attempt("read the course's source notebook", lambda: open(p["source_nb"]).read(10))
 attempt("read the grader file", lambda: open(p["grader"]).read(10))
 attempt("read the gradebook", lambda: open(p["gradebook"], "rb").read(10))
 attempt("write the gradebook", lambda: open(p["gradebook"], "ab").write(b"x"))
@@ -251,15 +258,19 @@ print(json.dumps(out))
 """
 
 
-def test_04_permissions(hub):
+def test_04_permissions(hub, pages):
     require("submit-kph-alice", "submit-kph-bob")
+    # the formgrader service: only the instructor's hub group may open it
+    denied = pages[ALICE].goto(f"{hub.url}/services/{SERVICE}/formgrader")
+    shot(pages[ALICE], "04_kph-alice_formgrader_denied")
+    assert denied is not None and denied.status == 403, (denied and denied.status, pages[ALICE].url)
     bob_sub = next(p for p in hub.inbound() if p.name.startswith(f"{BOB}+"))
     course_x = hub.exchange / COURSE
     guess = bob_sub.parent / bob_sub.name.rsplit("+", 1)[0]  # without nbgrader's random suffix
     paths = {"inbound": str(course_x / "inbound"), "bob_guess": str(guess),
              "bob_guess_nb": str(guess / f"{NOTEBOOK}.ipynb"), "bob_home": str(hub.home(BOB)),
              "bob_work": str(hub.home(BOB) / ASSIGNMENT / f"{NOTEBOOK}.ipynb"),
-             "instr_home": str(hub.home(INSTRUCTOR)),
+             "course_home": str(hub.home(GRADER)),
              "source_nb": str(hub.course() / "source" / ASSIGNMENT / f"{NOTEBOOK}.ipynb"),
              "grader": str(hub.course() / "source" / ASSIGNMENT / "grader.py"),
              "gradebook": str(hub.course() / "gradebook.db"),
@@ -308,27 +319,28 @@ def test_05_instructor_collects_and_grades(hub, pages):
     for claim in STATE.get("forged", []):
         assert claim.is_dir(), "the submission in bob's name should stay in inbound"
 
-    # The sandboxed autograde (`make autograde`), run by the instructor's own Unix user with their Python
-    graded = hub.as_user(INSTRUCTOR, None, cmd=["-m", "kpcourse.grading", "autograde"], cwd=hub.course(),
+    # The sandboxed autograde (`make autograde`), run by the course's own Unix user (the grader account,
+    # as a terminal of the formgrader service is) with its Python: no root
+    graded = hub.as_user(GRADER, None, cmd=["-m", "kpcourse.grading", "autograde"], cwd=hub.course(),
                          timeout=500, check=False)
     (SCREENSHOTS / "hub__05_autograde.log").write_text(graded.stdout + graded.stderr)
     assert graded.returncode == 0, f"autograde: {graded.stdout[-2000:]}\n{graded.stderr[-4000:]}"
     assert "NOT ISOLATED" not in graded.stdout, graded.stdout[-3000:]
-    for student in (ALICE, BOB, CAROL):  # each in the sandbox, as the instructor's user (never root)
+    for student in (ALICE, BOB, CAROL):  # each in the sandbox, as the grader account (never root)
         summary = json.loads((hub.course() / "autograded" / student / ASSIGNMENT / "kpcourse-grading.json").read_text())
-        assert summary["isolated"] and summary["uid"] == hub.uid(INSTRUCTOR), (student, summary)
-    foreign = [str(p) for p in hub.course().rglob("*") if p.lstat().st_uid != hub.uid(INSTRUCTOR)]
-    assert not foreign, f"files in the course that are not the instructor's: {foreign[:10]}"
+        assert summary["isolated"] and summary["uid"] == hub.uid(GRADER), (student, summary)
+    foreign = [str(p) for p in hub.course().rglob("*") if p.lstat().st_uid != hub.uid(GRADER)]
+    assert not foreign, f"files in the course that are not the grader account's: {foreign[:10]}"
     code = ("import json, sys\nfrom nbgrader.api import Gradebook\n"
             "with Gradebook('sqlite:///gradebook.db') as gb:\n"
             f"    print(json.dumps({{s: gb.find_submission({ASSIGNMENT!r}, s).code_score\n"
             f"                      for s in {[ALICE, BOB, CAROL]!r}}}))\n")
-    scores = json.loads(hub.as_user(INSTRUCTOR, code, cwd=hub.course()).stdout)
+    scores = json.loads(hub.as_user(GRADER, code, cwd=hub.course()).stdout)
     auto, _ = points()
     mistake = {g: golden_case(MISTAKE)["expect"].get(g, p) for g, p in auto.items()}
     assert scores == {ALICE: pytest.approx(sum(auto.values())), BOB: 0.0,
                       CAROL: pytest.approx(sum(mistake.values()))}, scores
-    out = hub.as_user(INSTRUCTOR, None, cmd=["-m", "kpcourse.grading.export", "canvas", "--out", "canvas.csv"],
+    out = hub.as_user(GRADER, None, cmd=["-m", "kpcourse.grading.export", "canvas", "--out", "canvas.csv"],
                       cwd=hub.course())
     assert "2 student(s)" in out.stdout or "student(s)" in out.stdout, out.stdout
     with open(hub.course() / "canvas.csv", newline="") as fh:
@@ -355,16 +367,16 @@ with Gradebook("sqlite:///gradebook.db") as gb:
 def test_06_instructor_grades_written_answer(hub, pages):
     """The formgrader's manual grading page: a score and a comment for alice's written answer."""
     require("graded")
-    before = json.loads(hub.as_user(INSTRUCTOR, GRADES, cwd=hub.course()).stdout)
+    before = json.loads(hub.as_user(GRADER, GRADES, cwd=hub.course()).stdout)
     assert before["needs"] and before["manual"] is None, f"alice's written answer before grading: {before}"
     fg = HubFormgrader(pages[INSTRUCTOR], hub)
     fg.open_submission(ALICE)
-    assert f"/user/{INSTRUCTOR}/formgrader/submissions/" in fg.page.url, fg.page.url
+    assert f"/services/{SERVICE}/formgrader/submissions/" in fg.page.url, fg.page.url
     score, comment = ALICE_MANUAL
     fg.grade(WRITTEN, score, comment)
     fg.page.locator(f"textarea#{WRITTEN}-comment").scroll_into_view_if_needed()
     shot(fg.page, "06_formgrade_alice")
-    after = json.loads(hub.as_user(INSTRUCTOR, GRADES, cwd=hub.course()).stdout)
+    after = json.loads(hub.as_user(GRADER, GRADES, cwd=hub.course()).stdout)
     auto, _ = points()
     assert after["manual"] == pytest.approx(score) and not after["needs"] and after["comment"] == comment, after
     assert after["written"] == pytest.approx(score), after
