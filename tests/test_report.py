@@ -110,7 +110,7 @@ def test_batches_keep_one_assignment_and_every_submission():
     batches = autograding.batches(subs, jobs=2)
     assert sorted(p for b in batches for p in b) == sorted(subs)  # each once
     assert all(len({a for _, a in b}) == 1 for b in batches)  # one assignment per nbgrader process
-    assert max(map(len, batches)) == autograding.BATCH and len(batches) == 8
+    assert max(map(len, batches)) == 4 <= autograding.BATCH and len(batches) == 8  # about four per worker
     assert [len(b) for b in autograding.batches(subs[:3], jobs=2)] == [1, 1, 1]  # a few: one each
     assert autograding.batches([("bob", "01-a")], jobs=4) == [[("bob", "01-a")]]
 

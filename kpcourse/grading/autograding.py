@@ -32,7 +32,7 @@ __all__ = ["autograde", "BATCH", "batches", "merge"]
 
 
 #: At most this many submissions share one nbgrader process (each keeps its own sandbox and kernel).
-BATCH = 4
+BATCH = 8
 
 
 def batches(subs, jobs, timeouts=None):
