@@ -32,6 +32,10 @@ and the adversarial cases (the student's cells only; every autograded cell must 
   that the next student is graded wrongly; nothing may change (``TAMPERED=0``);
 - ``kill-grader``: signals its parent and its process group; grading goes on;
 - ``exec-reference``: reads the package's perceptron source and ``exec``-s it;
+- ``lookup-table``: one exercise answered from a table of the reference's outputs on the
+  visible probes and on one grading run's hidden probes (leaked, or computed at home): 0 for
+  that exercise, since every notebook is graded on fresh hidden inputs; ``lookup-same-seed``,
+  judged locally with the table's own seed, gets every point (the table is right);
 
 plus the common mistakes and the reference-call cases of ``tests/golden/<a>.py``.
 
@@ -317,6 +321,94 @@ _BOMBS = [
 ]
 
 
+# ---------------------------------------------------------- a lookup table of last run's answers
+#: The helpers of a submission that answers from a table (no loop: a loop-free exercise accepts it).
+_LOOKUP_HELPERS = """import hashlib
+import json
+
+import numpy as np
+
+
+def _key(value):
+    if isinstance(value, (np.ndarray, np.generic)):
+        arr = np.ascontiguousarray(value)
+        return "a" + arr.dtype.str + str(arr.shape) + hashlib.sha256(arr.tobytes()).hexdigest()
+    if isinstance(value, (list, tuple)):
+        return "l(" + ",".join(map(_key, value)) + ")"
+    if isinstance(value, (set, frozenset)):
+        return "s(" + ",".join(sorted(map(_key, value))) + ")"
+    if isinstance(value, dict):
+        return "d(" + ",".join(map(lambda kv: str(kv[0]) + "=" + _key(kv[1]), sorted(value.items()))) + ")"
+    return "v" + repr(value)
+
+
+def _decode(data):
+    if isinstance(data, dict) and "__array__" in data:
+        return np.array(data["__array__"], dtype=data["dtype"]).reshape(data["shape"])
+    if isinstance(data, dict) and "__tuple__" in data:
+        return tuple(map(_decode, data["__tuple__"]))
+    if isinstance(data, dict) and "__raise__" in data:
+        raise {"ValueError": ValueError, "TypeError": TypeError}.get(data["__raise__"], RuntimeError)("as last run")
+    return data"""
+_LOOKUP = {}
+exec(_LOOKUP_HELPERS, _LOOKUP)
+#: The largest table a lookup submission carries (its first exercise whose table is this small).
+_LOOKUP_BYTES = 2**20
+
+
+def _table_entry(out):
+    import numpy as np
+
+    if isinstance(out, np.ndarray):
+        return {"__array__": out.tolist(), "dtype": out.dtype.str, "shape": list(out.shape)}
+    if isinstance(out, tuple):
+        return {"__tuple__": [_table_entry(o) for o in out]}
+    return out.item() if isinstance(out, np.generic) else out
+
+
+def _lookup_cases(a: Assignment):
+    """``lookup-table``: an exercise answered from a table of what the reference gave on its visible
+    probes and on the hidden probes of one grading run (seed ``DEFAULT_SEED``: leaked once, or
+    computed at home) -- no reasoning, only the answers. With a fresh seed per notebook (the
+    course's setting) it earns nothing for that exercise; ``lookup-same-seed``, the same notebook
+    judged locally with the seed the table was made for, earns every point: the table is right,
+    only the fresh inputs defeat it."""
+    import importlib
+
+    from kpcourse.checks._core import Ref, decode, encode
+    from kpcourse.grading.declared import DEFAULT_SEED, hidden_probes
+
+    grader = _grader(a.name)
+    for exercise in importlib.import_module(f"kpcourse.checks.lesson{a.name[:2]}").LESSON.exercises:
+        table = {}
+        for check in exercise.checks:
+            for probe in [*check.probes, *hidden_probes(check.cell, grader.HIDDEN[check.cell], DEFAULT_SEED)]:
+                if any(isinstance(v, Ref) for v in (*probe.args, *probe.kwargs.values())):
+                    table = None
+                    break
+                args, kwargs = decode(encode(list(probe.args))), decode(encode(dict(probe.kwargs)))  # as sent
+                try:
+                    out = _table_entry(grader.REFERENCES[exercise.function](*copy.deepcopy(args),
+                                                                              **copy.deepcopy(kwargs)))
+                except Exception as exc:  # noqa: BLE001 - the reference refuses: so does the table
+                    out = {"__raise__": type(exc).__name__}
+                table[_LOOKUP["_key"]((args, kwargs))] = out
+            if table is None:
+                break
+        text = json.dumps(table) if table else ""
+        if not text or len(text) > _LOOKUP_BYTES:
+            continue
+        code = (f"{_LOOKUP_HELPERS}\n\n\n_TABLE = json.loads({text!r})\n\n\n"
+                f"def {exercise.function}(*args, **kwargs):\n    return _decode(_TABLE.get(_key((args, kwargs))))\n")
+        nb = a.submission(replace={exercise.solution: code})
+        return {"lookup-table": (nb, dict.fromkeys(a.exercises[exercise.solution], 0.0)),
+                "lookup-same-seed": (copy.deepcopy(nb), {})}
+    raise AssertionError(f"{a.name}: no exercise whose table of answers is under {_LOOKUP_BYTES} bytes")
+
+
+LOCAL_ONLY = ("lookup-same-seed",)  # judged by kpcourse.grading.local, whose seed is DEFAULT_SEED
+
+
 def _sandbox_profile(name):
     """What the assignment's sandbox holds beyond the default (its grader file's ``SANDBOX_ALLOW``)."""
     from kpcourse.grading.trusted import load_grader
@@ -418,9 +510,10 @@ def course(tmp_path_factory):
         for case, (nb, expect, message) in _adversarial(a, [str(ROOT), str(root)]).items():
             cases[case] = (nb, expect)
             messages[(case, name)] = message
+        cases.update(_lookup_cases(a))
         for case, (nb, expect) in cases.items():
             expected[(case, name)] = {g: expect.get(g, pts) for g, pts in a.auto.items()}
-            if case in golden and case != next(iter(golden)):  # judged locally only
+            if case in golden and case != next(iter(golden)) or case in LOCAL_ONLY:  # judged locally only
                 local_nbs.setdefault(name, {})[case] = nb
                 continue
             if case in ("solution", "release") or case in golden:  # both ways: the local judge is checked
@@ -581,7 +674,8 @@ def _grades(root, case, name):
 def _cases():
     return [(case, name) for name in ASSIGNMENTS
             for case in ["solution", "release", "first-cell-raises", "loop", "swallow", "edited-tests",
-                         "deleted-tests", *golden_cases(name), *adversarial_names(name)]]
+                         "deleted-tests", *golden_cases(name), *adversarial_names(name), "lookup-table",
+                         *LOCAL_ONLY]]
 
 
 ADVERSARIAL = ("patch-helpers", "swallow-errors", "fake-pass", "steal-solutions", "tamper", "kill-grader",
