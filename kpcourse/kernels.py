@@ -451,7 +451,10 @@ def _finish_rbf(G, p, na, nb, xp, zero=None, symmetric=False):
     else:
         G += na[:, None]
         G += nb[None, :]
-    xp.clip(G, 0.0, None, out=G)
+    if xp is np:  # np.maximum: the same values as np.clip, without its wrapper (small tiles)
+        np.maximum(G, 0.0, out=G)
+    else:
+        xp.clip(G, 0.0, None, out=G)
     if zero is not None:  # pairs of identical points: distance exactly 0, k exactly 1
         G[zero] = 0.0
     G *= -p["gamma"]
