@@ -258,30 +258,11 @@ def _parallel(ops, jobs, work):
     threads = BlasThreads()
     threads.one()
     try:
-        for _ in _pool(workers).map(work, jobs):
-            pass
+        with ThreadPoolExecutor(workers) as pool:
+            for _ in pool.map(work, jobs):
+                pass
     finally:
         threads.all()
-
-
-_pools = {}
-_pools_lock = threading.Lock()
-
-
-def _pool(workers):
-    """One thread pool per size, kept between calls (and recreated in a forked child).
-
-    Starting threads on every call costs milliseconds, and a new thread starts with no
-    tile buffer (``_buffer``): on a small Gram matrix both weigh next to the product.
-    """
-    import os
-
-    key = (os.getpid(), workers)
-    with _pools_lock:
-        pool = _pools.get(key)
-        if pool is None:
-            pool = _pools[key] = ThreadPoolExecutor(workers, thread_name_prefix="kpcourse-gram")
-    return pool
 
 
 def _name(A):
