@@ -115,6 +115,13 @@ def solution_code(cell):
     return "\n".join(lines)
 
 
+@functools.cache
+def _grader(name):
+    from kpcourse.grading.trusted import GRADER_FILE, load_grader
+
+    return load_grader(ROOT / "source" / name / GRADER_FILE)
+
+
 def golden_cases(assignment):
     path = GOLDEN / f"{assignment}.py"
     if not path.exists():
@@ -256,9 +263,8 @@ Perceptron = _ns["Perceptron"]"""
 def _escape_routes(name):
     """Routes to a reference that no reader of the source follows: every one must find nothing."""
     from kpcourse.grading.allowed import Allowed
-    from kpcourse.grading.trusted import load_grader
 
-    allowed = Allowed.of_grader(load_grader(ROOT / "source" / name / "grader.py"))
+    allowed = Allowed.of_grader(_grader(name))
     parts = {p.name.removesuffix(".py") for p in (ROOT / "kpcourse").iterdir() if not p.name.startswith("__")}
     absent = sorted({f"kpcourse.{p}" for p in parts - set(allowed.parts()) - {"grading"}} |
                     {"kpcourse.grading.policy", "kpcourse.grading.trusted", *allowed.absent()})
@@ -411,9 +417,7 @@ LOCAL_ONLY = ("lookup-same-seed",)  # judged by kpcourse.grading.local, whose se
 
 def _sandbox_profile(name):
     """What the assignment's sandbox holds beyond the default (its grader file's ``SANDBOX_ALLOW``)."""
-    from kpcourse.grading.trusted import load_grader
-
-    return tuple(sorted(getattr(load_grader(ROOT / "source" / name / "grader.py"), "SANDBOX_ALLOW", ())))
+    return tuple(sorted(getattr(_grader(name), "SANDBOX_ALLOW", ())))
 
 
 #: The cases that test the grading machinery itself (the limits, the reading of what the sandbox
@@ -809,13 +813,6 @@ def test_no_submission_ran_as_root_and_limits_are_reported(course):
 
 # ------------------------------------------------------------ hidden inputs never shown
 _NUMBER = re.compile(r"-?\d+\.\d+(?:e[+-]?\d+)?")
-
-
-@functools.cache
-def _grader(name):
-    from kpcourse.grading.trusted import GRADER_FILE, load_grader
-
-    return load_grader(ROOT / "source" / name / GRADER_FILE)
 
 
 def _hidden_arrays(name, seed):
