@@ -83,6 +83,28 @@ def points():
     return auto, written
 
 
+def feedback_header(score):
+    """The title line of a feedback file: ``NN-slug (Score: 11.0 / 14.0)`` (written answers count in the total)."""
+    auto, written = points()
+    return f"{NOTEBOOK} (Score: {score:.1f} / {sum(auto.values()) + sum(written.values()):.1f})"
+
+
+def page_text(context, url, screenshot):
+    """The text of the page at ``url`` (a fetched feedback file), opened in a tab of its own.
+
+    ``screenshot(page)`` is called before the tab closes.
+    """
+    view = context.new_page()
+    try:
+        view.goto(url)
+        view.locator("h4").first.wait_for()
+        text = view.locator("body").inner_text()
+        screenshot(view)
+    finally:
+        view.close()
+    return text
+
+
 def golden_case(name):
     """One common mistake of ``tests/golden/02-perceptron-by-hand.py`` (``replace``, ``expect``, ``message``)."""
     path = REPO / "tests" / "golden" / f"{ASSIGNMENT}.py"

@@ -40,9 +40,11 @@ from exchange import (
     AssignmentsTab,
     Classroom,
     Formgrader,
+    feedback_header,
     golden_case,
     mode,
     open_lab,
+    page_text,
     points,
     solutions,
 )
@@ -301,17 +303,9 @@ def test_06_student_fetches_feedback(classroom, pages, tabs, student):
     files = sorted((person.home / ASSIGNMENT / "feedback").glob(f"*/{NOTEBOOK}.html"))
     assert len(files) == 1, f"feedback fetched for {student}: {files}"
     rel = files[0].relative_to(person.home).as_posix()
-    page = pages[student].context.new_page()
-    try:
-        page.goto(f"{person.server.url}/files/{rel}?token={person.server.token}")
-        page.locator("h4").first.wait_for()
-        text = page.locator("body").inner_text()
-        shot(page, f"06_{student}_2_feedback")
-    finally:
-        page.close()
-    _, written = points()
-    total = sum(points()[0].values()) + sum(written.values())
-    header = f"{NOTEBOOK} (Score: {final_scores()[student]:.1f} / {total:.1f})"
+    text = page_text(pages[student].context, f"{person.server.url}/files/{rel}?token={person.server.token}",
+                     lambda page: shot(page, f"06_{student}_2_feedback"))
+    header = feedback_header(final_scores()[student])
     assert header in text, f"{student}'s feedback should say {header!r}; it starts:\n{text[:600]}"
     if STUDENTS[student] == "mistake":
         assert golden_case(MISTAKE)["message"] in text, "bob's feedback should say what went wrong"

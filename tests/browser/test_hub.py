@@ -42,7 +42,18 @@ import subprocess
 from types import SimpleNamespace
 
 import pytest
-from exchange import ASSIGNMENT, NOTEBOOK, AssignmentsTab, Formgrader, golden_case, mode, points, solutions
+from exchange import (
+    ASSIGNMENT,
+    NOTEBOOK,
+    AssignmentsTab,
+    Formgrader,
+    feedback_header,
+    golden_case,
+    mode,
+    page_text,
+    points,
+    solutions,
+)
 from hub import COURSE, GRADER, INSTRUCTOR, SERVICE, STUDENTS, Hub
 from labpage import KERNEL_IDLE_S, SCREENSHOTS, VIEWPORT, LabPage
 
@@ -409,17 +420,9 @@ def test_07_feedback(hub, pages):
         assert len(files) == 1 and files[0].stat().st_uid == hub.uid(student), files
         if student == ALICE and "formgrade" in STATE["done"]:  # her fetched feedback, in her browser
             rel = files[0].relative_to(hub.home(student)).as_posix()
-            view = page.context.new_page()
-            try:
-                view.goto(f"{hub.url}/user/{student}/files/{rel}")
-                view.locator("h4").first.wait_for()
-                text = view.locator("body").inner_text()
-                shot(view, f"07_{student}_feedback_page")
-            finally:
-                view.close()
-            auto, written = points()
-            total = sum(auto.values()) + sum(written.values())
-            header = f"{NOTEBOOK} (Score: {sum(auto.values()) + ALICE_MANUAL[0]:.1f} / {total:.1f})"
+            text = page_text(page.context, f"{hub.url}/user/{student}/files/{rel}",
+                             lambda view, who=student: shot(view, f"07_{who}_feedback_page"))
+            header = feedback_header(sum(points()[0].values()) + ALICE_MANUAL[0])
             assert header in text, f"alice's feedback should say {header!r}; it starts:\n{text[:600]}"
             assert ALICE_MANUAL[1] in text, f"alice's feedback lacks the instructor's comment:\n{text[-2000:]}"
     code = ("import glob, json, os, sys\nout = {}\n"
