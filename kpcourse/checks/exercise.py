@@ -340,8 +340,7 @@ def judge(exercise, check, answers, expected, mistaken, *, hidden=False, probes=
             if exercise.returns:
                 exp = tuple(exp) if isinstance(exp, (tuple, list)) else exp
         message = _compare(exercise, check, value, exp, f"{fname} on {label}", probe, answer)
-        if message is None or any(k in mistaken[i] and same(_project(check, value), _project(check, mistaken[i][k]))
-                                  for k in check.accept):
+        if message is None or any(k in mistaken[i] and _matches(check, answer, mistaken[i][k]) for k in check.accept):
             continue
         named = probe.mistake or _named(check, probes, answers, mistaken, i)
         hint = f"; {check.hint}" if check.hint and not named else ""
