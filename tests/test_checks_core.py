@@ -150,3 +150,16 @@ def test_loop_free():
 
     _core.check_loop_free(vectorised)
     assert "uses a Python loop" in _message(_core.check_loop_free, looped)
+
+
+def test_grid_choice_first_of_a_tie_or_argmins_own():
+    """A tie goes to the first σ; scores apart in their last bits only may also go to np.argmin's."""
+    grid = (0.1, 0.3, 1.0)
+    near = np.array([0.1 + 0.2, 0.3, 0.5])  # 0.30000000000000004 and 0.3: the same errors, another order
+    assert near[0] > near[1]
+    for best in (0.1, 0.3):  # the first of the tie, and np.argmin's
+        _core.check_grid_choice(best, grid, near, "choose_sigma", first=True)
+    exact = np.array([0.3, 0.3, 0.5])
+    _core.check_grid_choice(0.1, grid, exact, "choose_sigma", first=True)
+    assert "on a tie, return the first" in _message(_core.check_grid_choice, 0.3, grid, exact, "choose_sigma",
+                                                    first=True)
