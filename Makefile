@@ -23,7 +23,7 @@ NBVAL_FLAGS := --nbval --nbval-sanitize-with tests/nbval_sanitize.cfg --nbval-ce
 
 DEVICE ?=
 
-.PHONY: setup sandbox lab test test-unit test-pipeline test-notebooks test-browser lint release autograde report checks-data validate export-grades test-hub bench bench-mnist-full bench-gpu \
+.PHONY: setup sandbox lab test test-unit test-pipeline sweep-seeds test-notebooks test-browser lint release autograde report checks-data validate export-grades test-hub bench bench-mnist-full bench-gpu \
 	clean help
 
 help:
@@ -66,6 +66,12 @@ test-unit: $(STAMP)
 
 test-pipeline: $(STAMP) sandbox
 	$(BIN)/python -m pytest $(PYTEST_FLAGS) tests/test_pipeline.py
+
+# After changing a grader's hidden probes: every golden case judged with other seeds of them
+# (SEEDS="1 2 3"); a case whose points depend on the seed is printed (tests/sweep_seeds.py, ~6 min).
+SEEDS ?= 1 2 3
+sweep-seeds: $(STAMP)
+	$(BIN)/python tests/sweep_seeds.py --seeds $(SEEDS)
 
 test-notebooks: $(STAMP)
 	@nbs="$$(ls notebooks/*.ipynb source/*/*.ipynb 2>/dev/null)"; \

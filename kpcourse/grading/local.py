@@ -35,7 +35,7 @@ __all__ = ["judge", "points"]
 _SLACK = 120
 
 
-def judge(source_dir, notebooks, timeout=60, notebook_name=None):
+def judge(source_dir, notebooks, timeout=60, notebook_name=None, seed=None):
     """Run trusted ``notebooks`` of one assignment and judge their test cells.
 
     Parameters
@@ -48,6 +48,9 @@ def judge(source_dir, notebooks, timeout=60, notebook_name=None):
         Per-cell limit (s); a cell past it is stopped with ``TimeoutError``.
     notebook_name : str, optional
         The notebook's name in ``source_dir`` (default: the folder's name).
+    seed : int, optional
+        Seed of the hidden probes (default: the grader's own, ``declared.DEFAULT_SEED``);
+        ``make autograde`` draws a fresh one per notebook, so a case's points must not depend on it.
 
     Returns
     -------
@@ -59,7 +62,7 @@ def judge(source_dir, notebooks, timeout=60, notebook_name=None):
     from kpcourse.grading.trusted import grading_context, is_test_cell, prepare_workdir, program_of, verdict
 
     source_dir = Path(source_dir)
-    cells, forbidden, locked, tests, _ = grading_context(source_dir, notebook_name or source_dir.name)
+    cells, forbidden, locked, tests, _ = grading_context(source_dir, notebook_name or source_dir.name, seed=seed)
     with tempfile.TemporaryDirectory(prefix="kpcourse-local-") as tmp:
         work = {}
         for i, (label, nb) in enumerate(notebooks.items()):
