@@ -24,3 +24,15 @@ def shared_data():
             pytest.fail(message)
         pytest.skip(message)
     return path
+
+
+@pytest.fixture(scope="session")
+def bwrap():
+    """bubblewrap can start a sandbox here (``.ci/run`` installs it): else skip, or fail under ``CI=true``."""
+    from kpcourse.grading import sandbox
+
+    ok, why = sandbox.available()
+    if not ok:
+        if os.environ.get("CI") == "true":
+            pytest.fail(why)
+        pytest.skip(why)

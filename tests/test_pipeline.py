@@ -50,8 +50,10 @@ of ``SANDBOX_ALLOW``), every other case on every assignment.
 Which cases go through a real autograde, and which are judged locally
 ----------------------------------------------------------------------
 Through ``make autograde``'s own path (nbgrader, one sandbox and one kernel per
-submission): every generic case above, every adversarial case, and the first golden
-case of each assignment (one correct and one mistaken submission per assignment). These
+submission): every generic case above, every adversarial case, the first golden case of
+each assignment (one correct and one mistaken submission per assignment), and the golden
+cases marked ``"autograde"`` (``forge-memory`` of 06: a memory only the grader's own run
+under the kernel's limit measures, :mod:`kpcourse.grading.memory`). These
 prove what only that path has: the sandbox (files, processes), the kernel (timeouts,
 restarts, exception hooks), nbgrader (locked cells put back, outputs turned into points,
 feedback, the export).
@@ -517,10 +519,11 @@ def course(tmp_path_factory):
         cases.update(_lookup_cases(a))
         for case, (nb, expect) in cases.items():
             expected[(case, name)] = {g: expect.get(g, pts) for g, pts in a.auto.items()}
-            if case in golden and case != next(iter(golden)) or case in LOCAL_ONLY:  # judged locally only
-                local_nbs.setdefault(name, {})[case] = nb
+            autograde_only = golden.get(case, {}).get("autograde")  # what only the real path measures
+            if case in golden and case != next(iter(golden)) and not autograde_only or case in LOCAL_ONLY:
+                local_nbs.setdefault(name, {})[case] = nb  # judged locally only
                 continue
-            if case in ("solution", "release") or case in golden:  # both ways: the local judge is checked
+            if case in ("solution", "release") or case in golden and not autograde_only:  # both ways
                 local_nbs.setdefault(name, {})[case] = nb
             folder = root / "submitted" / case / name
             folder.mkdir(parents=True)

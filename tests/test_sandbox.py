@@ -16,15 +16,6 @@ from kpcourse.grading import sandbox
 ROOT = Path(__file__).resolve().parents[1]
 
 
-@pytest.fixture(scope="module")
-def bwrap():
-    ok, why = sandbox.available()
-    if not ok:
-        if os.environ.get("CI") == "true":
-            pytest.fail(why)
-        pytest.skip(why)
-
-
 def _run(tmp_path, code, timeout=30):
     work = tmp_path / "work"
     for sub in ("in", "run", "answers"):

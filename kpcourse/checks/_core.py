@@ -285,10 +285,13 @@ class Call:
     """One call of a student's function: its name and its arguments (plain data or :class:`Ref`).
 
     ``Call.measured(...)`` also records the peak memory the call allocated
-    (``Answer.peak_bytes``, from :mod:`tracemalloc`).
+    (``Answer.peak_bytes``, from :mod:`tracemalloc`); ``memory_limit`` (bytes, the result
+    included), when set, is what the grader lets the call allocate when it measures it
+    itself under the kernel's limit (:mod:`kpcourse.grading.memory`).
     """
 
     measure_memory = False
+    memory_limit = None
 
     def __init__(self, function, *args, **kwargs):
         self.function, self.args, self.kwargs = str(function), args, kwargs
@@ -310,7 +313,7 @@ class Call:
         args = [{"__ref__": a.name} if isinstance(a, Ref) else a for a in self.args]
         kwargs = {k: {"__ref__": v.name} if isinstance(v, Ref) else v for k, v in self.kwargs.items()}
         return {"function": self.function, "args": encode(args), "kwargs": encode(kwargs),
-                "measure_memory": self.measure_memory}
+                "measure_memory": self.measure_memory, "memory_limit": self.memory_limit}
 
     @classmethod
     def from_data(cls, data):
@@ -320,6 +323,8 @@ class Call:
         c = cls(data["function"], *[ref(a) for a in decode(data["args"])],
                 **{k: ref(v) for k, v in decode(data["kwargs"]).items()})
         c.measure_memory = bool(data.get("measure_memory"))
+        limit = data.get("memory_limit")
+        c.memory_limit = int(limit) if isinstance(limit, int) and not isinstance(limit, bool) else None
         return c
 
 
@@ -330,13 +335,16 @@ class Answer:
     """What one :class:`Call` gave: a value, or an error (exception class name and message).
 
     ``mutated`` lists the positions (int) and keywords (str) of the array arguments that
-    the function changed in place.
+    the function changed in place. ``limited``: the grader ran the call itself under the
+    kernel's memory limit (``Call.memory_limit``, :mod:`kpcourse.grading.memory`), so the
+    value came within it; never set from what a kernel wrote.
     """
 
-    def __init__(self, call_, value=None, error=None, message="", mutated=(), peak_bytes=None):
+    def __init__(self, call_, value=None, error=None, message="", mutated=(), peak_bytes=None, limited=False):
         self.call, self.value, self.error, self.message = call_, value, error, str(message)
         self.mutated = list(mutated)
         self.peak_bytes = peak_bytes
+        self.limited = bool(limited)
 
     def get(self, label=None):
         """The value, or an ``AssertionError`` that says what went wrong instead.

@@ -73,6 +73,9 @@ class Probe:
         gives 0", where the output of the mistake is not one fixed value).
     measured : bool
         Record the call's peak memory (``Answer.peak_bytes``) for a comparison to read.
+    memory_limit : int, optional
+        Bytes a measured call may allocate, its result included: where set on a hidden
+        probe, the grader runs the call itself under that limit (``Answer.limited``).
     """
 
     args: tuple = ()
@@ -84,10 +87,12 @@ class Probe:
     compare: str | None = None
     mistake: str | None = None
     measured: bool = False
+    memory_limit: int | None = None
 
     def call(self, function):
-        make = Call.measured if self.measured else Call
-        return make(function, *self.args, **self.kwargs)
+        c = (Call.measured if self.measured else Call)(function, *self.args, **self.kwargs)
+        c.memory_limit = self.memory_limit
+        return c
 
 
 @dataclass

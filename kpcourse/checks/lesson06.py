@@ -15,7 +15,7 @@ import numpy as np
 from kpcourse.checks._core import _memory, check_close, check_shape, fmt
 from kpcourse.checks.exercise import Check, Exercise, Lesson, Probe, comparison, same
 
-__all__ = ["LESSON", "test", "peak_memory", "memory_allowance", "STORAGE_TABLE"]
+__all__ = ["LESSON", "test", "peak_memory", "memory_allowance", "memory_limit", "STORAGE_TABLE"]
 
 GiB = 2**30
 
@@ -99,6 +99,11 @@ def memory_allowance(n, m, d, max_memory):
     return max_memory + 8 * (n + m) * (d + 4) + 65536
 
 
+def memory_limit(n, m, d, max_memory):
+    """Bytes a measured call may allocate in all, the result K (n x m float64) included."""
+    return 8 * n * m + memory_allowance(n, m, d, max_memory)
+
+
 # ------------------------------------------------------- lesson-specific comparisons
 def _gram(value, probe):
     """K as a float array of shape (len(X), len(Z)), with clear failures."""
@@ -150,12 +155,16 @@ def _memory_values(value, expected, name, check, probe, answer):
 
 @comparison("memory")
 def _memory_used(value, expected, name, check, probe, answer):
-    """A measured call: its rows equal the student's own answer on those rows, its memory under the budget."""
+    """A measured call: right values (its rows equal the student's own answer on those rows, or all of
+    K the reference's), its memory under the budget -- which holds already when the grader ran it
+    under that limit itself (``answer.limited``, :mod:`kpcourse.grading.memory`)."""
     __tracebackhide__ = True
     X, Z, _, max_memory = probe.args
     K = _gram(value, probe)
-    if not same(K[memory_rows(len(X))], expected, rtol=check.rtol, atol=check.atol):
+    if not same(K if probe.like is None else K[memory_rows(len(X))], expected, rtol=check.rtol, atol=check.atol):
         raise AssertionError("the values of K are wrong (see the values test); the memory test needs them right")
+    if answer.limited:
+        return
     if answer.peak_bytes is None:
         raise AssertionError("the memory of your function could not be measured")
     extra = answer.peak_bytes - K.nbytes

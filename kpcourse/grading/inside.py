@@ -16,6 +16,27 @@ import sys
 from pathlib import Path
 
 
+def enter(user=None, limits=None):
+    """First thing in the sandbox: become ``user`` (never run student code as root), then apply
+    ``limits`` (a :class:`~kpcourse.grading.limits.Limits` as JSON), which everything started
+    from here inherits. Returns the :class:`~kpcourse.grading.limits.Limits` or ``None``."""
+    if user is not None:
+        import os
+
+        os.setgroups([])
+        os.setgid(user)
+        os.setuid(user)
+        if os.getuid() == 0 or os.geteuid() == 0:
+            raise SystemExit("could not leave the root user")
+
+    from kpcourse.grading.limits import Limits, apply_rlimits
+
+    limits = Limits.from_json(limits) if limits else None
+    if limits is not None:  # before the kernel starts: it and everything it starts inherit them
+        apply_rlimits(limits)
+    return limits
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m kpcourse.grading.inside")
     parser.add_argument("notebook")
@@ -24,20 +45,7 @@ def main(argv=None):
     parser.add_argument("--limits", default=None, help="kpcourse.grading.limits.Limits as JSON")
     parser.add_argument("--user", type=int, default=None, help="become this unprivileged user first")
     args = parser.parse_args(argv)
-    if args.user is not None:  # before anything else: no student code ever runs as root
-        import os
-
-        os.setgroups([])
-        os.setgid(args.user)
-        os.setuid(args.user)
-        if os.getuid() == 0 or os.geteuid() == 0:
-            raise SystemExit("could not leave the root user")
-
-    from kpcourse.grading.limits import Limits, apply_rlimits
-
-    limits = Limits.from_json(args.limits) if args.limits else None
-    if limits is not None:  # before the kernel starts: it and everything it starts inherit them
-        apply_rlimits(limits)
+    limits = enter(args.user, args.limits)
 
     import nbformat
 

@@ -12,7 +12,8 @@ is reset between them.
 
 What this cannot show, and ``make autograde`` must be used for: the sandbox (files,
 processes, network), kernel restarts after a loop that ignores the interrupt, custom
-exception handlers, nbgrader putting back locked cells and turning outputs into points.
+exception handlers, nbgrader putting back locked cells and turning outputs into points,
+memory measured under the kernel's limit (:mod:`.memory`; here: ``tracemalloc``).
 
 ``judge(source_dir, {name: notebook}, timeout)`` returns, per notebook, the verdict of
 each test cell (``None`` = passed, else the message) and the cells' printed text.

@@ -28,6 +28,7 @@ import functools
 import os
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import tempfile
@@ -35,7 +36,7 @@ import threading
 import time
 from pathlib import Path
 
-__all__ = ["available", "run_notebook", "IsolationUnavailable"]
+__all__ = ["available", "run_notebook", "run_python", "read_untrusted", "IsolationUnavailable"]
 
 INSIDE = "/grading"  # the work folder's path inside the sandbox
 #: System folders mounted read-only at their own paths.
@@ -232,6 +233,19 @@ def run_notebook(path_in, workdir, timeout, budget, limits=None, allowed=None):
         ran as), ``returncode``, ``log``, ``killed`` (budget exceeded), ``limit`` (``None``,
         or the limit that stopped the whole sandbox: ``"memory"`` or ``"disk"``).
     """
+    return run_python("kpcourse.grading.inside",
+                      lambda root: [f"{root}/in/{path_in}", f"{root}/out/executed.ipynb", "--timeout", str(timeout)],
+                      workdir, budget, limits, allowed)
+
+
+def run_python(module, arguments, workdir, budget, limits=None, allowed=None):
+    """Run ``python -m module *arguments(root)`` in the sandbox over ``workdir`` (see :func:`run_notebook`).
+
+    ``arguments(root)`` gives the module's arguments for the work folder's path ``root``
+    (inside the sandbox, or ``workdir`` itself without one); ``--limits`` and, when the
+    grader is root, ``--user`` are added: the module must apply both before anything
+    else runs (:func:`kpcourse.grading.inside.enter`).
+    """
     from kpcourse.grading.limits import Limits
 
     limits = limits or Limits()
@@ -250,10 +264,8 @@ def run_notebook(path_in, workdir, timeout, budget, limits=None, allowed=None):
             user = stack.enter_context(_user_slot()) if _launch()[0] == "user" else None
             _grant(workdir, user)
             overlays = allowed.overlays(stack.enter_context(_scratch("kpcourse-lib-"))) if allowed else []
-            inside = INSIDE
-            env = _env(inside, f"{inside}/in/probes.json")
-            argv = [sys.executable, "-m", "kpcourse.grading.inside", f"{inside}/in/{path_in}",
-                    f"{inside}/out/executed.ipynb", "--timeout", str(timeout), "--limits", limits.to_json()]
+            env = _env(INSIDE, f"{INSIDE}/in/probes.json")
+            argv = [sys.executable, "-m", module, *arguments(INSIDE), "--limits", limits.to_json()]
             if user is not None:
                 argv += ["--user", str(user)]
             cmd = bwrap_command(workdir, argv, env, user=user, tmp_bytes=limits.tmp_bytes, overlays=overlays)
@@ -266,15 +278,49 @@ def run_notebook(path_in, workdir, timeout, budget, limits=None, allowed=None):
                 env[k] = str(workdir / "home" / k.lower())
             # no sandbox: no process limit either (it would count every process of this user)
             unsandboxed = dataclasses.replace(limits, processes=2**20)
-            cmd = [sys.executable, "-m", "kpcourse.grading.inside", str(workdir / "in" / path_in),
-                   str(workdir / "out" / "executed.ipynb"), "--timeout", str(timeout),
-                   "--limits", unsandboxed.to_json()]
+            cmd = [sys.executable, "-m", module, *arguments(str(workdir)), "--limits", unsandboxed.to_json()]
             cwd, run_env = workdir / "run", env
         proc = subprocess.Popen(cmd, cwd=cwd, env=run_env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                 text=True, errors="replace", start_new_session=True)
         log, killed, limit = _watch(proc, workdir, budget, limits)
     return {"isolated": ok, "why": why, "uid": user if user is not None else os.geteuid(),
             "returncode": proc.returncode, "log": log, "killed": killed, "limit": limit}
+
+
+def read_untrusted(base, parts, max_bytes):
+    """The bytes of ``base/parts...``, a regular file the sandbox wrote, or ``None``.
+
+    ``base`` is the grader's own folder; below it nothing is trusted: no component is
+    followed if it is a link (``O_NOFOLLOW`` at each step, from the folder above's
+    descriptor), the file must be a regular file (never a FIFO or a device) and at most
+    ``max_bytes`` long.
+    """
+    flags = os.O_RDONLY | os.O_CLOEXEC | os.O_NOFOLLOW
+    opened = []
+    try:
+        fd = os.open(base, flags | os.O_DIRECTORY)
+        opened.append(fd)
+        for part in parts[:-1]:
+            fd = os.open(part, flags | os.O_DIRECTORY, dir_fd=fd)
+            opened.append(fd)
+        fd = os.open(parts[-1], flags | os.O_NONBLOCK, dir_fd=fd)
+        opened.append(fd)
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_size > max_bytes:
+            return None
+        chunks, size = [], 0
+        while size <= max_bytes:
+            chunk = os.read(fd, min(2**20, max_bytes + 1 - size))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+        return None if size > max_bytes else b"".join(chunks)
+    except OSError:
+        return None
+    finally:
+        for fd in opened:
+            os.close(fd)
 
 
 # ---------------------------------------------------------------- the watch

@@ -16,8 +16,9 @@ the student's kernel; its judge runs in the grader. See README, "Adding an exerc
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 
-__all__ = ["Cell", "DEFAULT_FORBIDDEN", "GRADER_FILE", "SUMMARY"]
+__all__ = ["Cell", "DEFAULT_FORBIDDEN", "GRADER_FILE", "SUMMARY", "is_test_cell", "released_files"]
 
 #: The grader file beside each source notebook (never released, never mounted in the sandbox).
 GRADER_FILE = "grader.py"
@@ -26,6 +27,19 @@ SUMMARY = "kpcourse-grading.json"
 
 #: Packages whose code a graded function may not reach (any module or name below them).
 DEFAULT_FORBIDDEN = ("kpcourse", "sklearn", "scipy")
+
+
+def is_test_cell(cell):
+    """An autograded test cell: code, graded, not a solution."""
+    md = cell.metadata.get("nbgrader", {})
+    return cell.cell_type == "code" and md.get("grade") and not md.get("solution")
+
+
+def released_files(source_dir):
+    """The files of ``source_dir`` released with its notebook, the kernel's working folder while
+    grading: never the grader file, a notebook or a summary."""
+    return [f for f in sorted(Path(source_dir).iterdir())
+            if f.is_file() and f.suffix not in (".ipynb", ".pyc") and f.name not in (GRADER_FILE, SUMMARY)]
 
 
 @dataclass

@@ -11,7 +11,9 @@
    :func:`kpcourse.checks._core.produce` and runs the notebook in the sandbox
    (:mod:`.sandbox`): the student's kernel only *calls* their functions on the test
    inputs and writes what came back as plain JSON;
-4. judges those answers here, with the grader file's tests, and writes each test
+4. runs the hidden calls that measure memory again, each in a sandbox of its own under the
+   kernel's memory limit (:mod:`.memory`): their results replace the kernel's answers;
+5. judges those answers here, with the grader file's tests, and writes each test
    cell's verdict as its only output (an error output when it fails), from which
    nbgrader's ``SaveAutoGrades`` computes the points as usual.
 
@@ -28,10 +30,8 @@ import copy
 import importlib.util
 import inspect
 import json
-import os
 import secrets
 import shutil
-import stat
 import sys
 import tempfile
 import time
@@ -43,12 +43,13 @@ from nbgrader.preprocessors import NbGraderPreprocessor
 from traitlets import Integer, Unicode
 
 from kpcourse.checks import _core
-from kpcourse.grading import policy, sandbox
+from kpcourse.grading import memory, policy, sandbox
 from kpcourse.grading.allowed import Allowed
 from kpcourse.grading.limits import Limits, cap_outputs, describe, limits_hit
 from kpcourse.grading.paths import course_path
 from kpcourse.grading.plugins import split_hidden
-from kpcourse.grading.spec import DEFAULT_FORBIDDEN, GRADER_FILE, SUMMARY
+from kpcourse.grading.sandbox import read_untrusted
+from kpcourse.grading.spec import DEFAULT_FORBIDDEN, GRADER_FILE, SUMMARY, is_test_cell, released_files
 from kpcourse.grading.summary import Summary
 
 __all__ = ["TrustedExecute", "load_grader", "grading_context", "program_of", "prepare_workdir", "verdict",
@@ -76,12 +77,6 @@ def load_grader(path):
 
 def _nbg(cell):
     return cell.metadata.get("nbgrader", {})
-
-
-def is_test_cell(cell):
-    """An autograded test cell: code, graded, not a solution."""
-    md = _nbg(cell)
-    return cell.cell_type == "code" and md.get("grade") and not md.get("solution")
 
 
 class TrustedExecute(NbGraderPreprocessor):
@@ -131,6 +126,7 @@ class TrustedExecute(NbGraderPreprocessor):
         workdir = Path(tempfile.mkdtemp(prefix="kpcourse-sandbox-"))
         try:
             result = self._run(nb, cells, workdir, source_dir, limits, allowed)
+            measured = memory.measure(nb, cells, locked, source_dir, self.timeout, limits, allowed)
             verdicts = {}
             for index, cell in enumerate(nb.cells):
                 if cell.cell_type != "code":
@@ -139,7 +135,8 @@ class TrustedExecute(NbGraderPreprocessor):
                     gid = _nbg(cell)["grade_id"]
                     problem = verdict(cells[gid], program, forbidden, workdir / "answers" / f"{gid}.json",
                                       result["outputs"].get(index, []), log=self.log,
-                                      answer_bytes=limits.answer_bytes, stopped=result["stopped"])
+                                      answer_bytes=limits.answer_bytes, stopped=result["stopped"],
+                                      measured={k[1:]: a for k, a in measured.items() if k[0] == gid})
                     verdicts[gid] = problem
                     cell.outputs = [_passed()] if problem is None else [_failed(problem)]
                 else:
@@ -206,42 +203,6 @@ class TrustedExecute(NbGraderPreprocessor):
         return result
 
 
-def read_untrusted(base, parts, max_bytes):
-    """The bytes of ``base/parts...``, a regular file the sandbox wrote, or ``None``.
-
-    ``base`` is the grader's own folder; below it nothing is trusted: no component is
-    followed if it is a link (``O_NOFOLLOW`` at each step, from the folder above's
-    descriptor), the file must be a regular file (never a FIFO or a device) and at most
-    ``max_bytes`` long.
-    """
-    flags = os.O_RDONLY | os.O_CLOEXEC | os.O_NOFOLLOW
-    opened = []
-    try:
-        fd = os.open(base, flags | os.O_DIRECTORY)
-        opened.append(fd)
-        for part in parts[:-1]:
-            fd = os.open(part, flags | os.O_DIRECTORY, dir_fd=fd)
-            opened.append(fd)
-        fd = os.open(parts[-1], flags | os.O_NONBLOCK, dir_fd=fd)
-        opened.append(fd)
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode) or info.st_size > max_bytes:
-            return None
-        chunks, size = [], 0
-        while size <= max_bytes:
-            chunk = os.read(fd, min(2**20, max_bytes + 1 - size))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            size += len(chunk)
-        return None if size > max_bytes else b"".join(chunks)
-    except OSError:
-        return None
-    finally:
-        for fd in opened:
-            os.close(fd)
-
-
 def grading_context(source_dir, notebook, seed=None):
     """What grading one notebook of ``source_dir`` needs from the instructor's side.
 
@@ -301,12 +262,12 @@ def prepare_workdir(workdir, nb, cells, source_dir):
         if cell.cell_type == "code":
             cell.outputs = []
     nbformat.write(run_nb, workdir / "in" / "notebook.ipynb")
-    for f in sorted(Path(source_dir).iterdir()):
-        if f.is_file() and f.suffix not in (".ipynb", ".pyc") and f.name not in (GRADER_FILE, SUMMARY):
-            shutil.copy2(f, workdir / "run" / f.name)
+    for f in released_files(source_dir):
+        shutil.copy2(f, workdir / "run" / f.name)
 
 
-def verdict(cell, program, forbidden, answers_path, ran, log=None, answer_bytes=Limits.answer_bytes, stopped=None):
+def verdict(cell, program, forbidden, answers_path, ran, log=None, answer_bytes=Limits.answer_bytes, stopped=None,
+            measured=None):
     """``None`` when the test cell passes, else the message the student reads (never an expected value).
 
     Parameters
@@ -327,7 +288,11 @@ def verdict(cell, program, forbidden, answers_path, ran, log=None, answer_bytes=
         Largest answers file read (:attr:`Limits.answer_bytes`).
     stopped : str, optional
         Why the whole notebook was stopped (a limit), said when an answer is missing.
+    measured : dict, optional
+        ``{(test index, call index): Answer}`` of the calls the grader ran itself under a
+        memory limit (:func:`kpcourse.grading.memory.measure`): they replace the kernel's.
     """
+    measured = measured or {}
     names = cell.called()
     problems = program.verdict(names, cell.forbidden or forbidden, cell.allow, cell.what)
     if problems:
@@ -363,8 +328,8 @@ def verdict(cell, program, forbidden, answers_path, ran, log=None, answer_bytes=
     for i, test in enumerate(cell.tests):
         got = raw[i] if isinstance(raw, list) and i < len(raw) and isinstance(raw[i], list) else []
         try:
-            answers = [_core.Answer.from_data(c, got[j]) if j < len(got)
-                       else _core.Answer(c, error="NoAnswer", message="it did not finish in time")
+            answers = [measured.get((i, j)) or (_core.Answer.from_data(c, got[j]) if j < len(got) else
+                                                 _core.Answer(c, error="NoAnswer", message="it did not finish in time"))
                        for j, c in enumerate(test.calls)]
             test.judge(answers)
         except AssertionError as exc:

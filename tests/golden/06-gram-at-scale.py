@@ -94,6 +94,21 @@ CASES = {
         "expect": {"ex1-tiled-tests-values": 2, "ex1-tiled-tests-clamp": 1, "ex1-tiled-tests-memory": 0},
         "message": "over the budget",
     },
+    # The same, with the kernel's memory measurement forged (tracemalloc told to report nothing):
+    # the visible memory test passes, the hidden one is the grader's own run under the kernel's
+    # memory limit (kpcourse.grading.memory), which no code of the student's can lift. Through a
+    # real autograde ("autograde": the local judge measures in-process, as the kernel would).
+    "forge-memory": {
+        "replace": {"ex1-tiled": """import tracemalloc
+
+tracemalloc.get_traced_memory = lambda: (0, 0)
+
+
+""" + _GRAM_HEAD + _UNTILED},
+        "expect": {"ex1-tiled-tests-values": 2, "ex1-tiled-tests-clamp": 1, "ex1-tiled-tests-memory": 0},
+        "message": "needed more memory than the grader allows",
+        "autograde": True,
+    },
     # The decision values move by the kernel column but not by the bias step.
     "no-bias-in-F": {
         "replace": {"ex2-incremental": _TRAIN_HEAD + '''                F += y[i] * K[:, i]
