@@ -52,9 +52,9 @@ def _cells(budget=400_000):
     return {"tests": Cell("student-0", "a tiled Gram matrix", [visible, hidden])}
 
 
-def _measure(tmp_path, *student):
+def _measure(tmp_path, *student, timeout=20):
     (tmp_path / "source").mkdir(exist_ok=True)
-    got = memory.measure(_notebook(*student), _cells(), {"setup", "tests"}, tmp_path / "source", 20)
+    got = memory.measure(_notebook(*student), _cells(), {"setup", "tests"}, tmp_path / "source", timeout)
     assert list(got) == [("tests", 1, 0)]  # the hidden call only
     return got[("tests", 1, 0)]
 
@@ -93,6 +93,11 @@ _IN_A_PROCESS = '''def gram(X, Z, sigma, max_memory):
                     "np.save('/tmp/k.npy', np.exp(-np.maximum(d2, 0) / 50.0))"], check=True)
     return np.load("/tmp/k.npy")
 '''
+
+
+def test_a_student_cell_that_loops_is_stopped_by_the_cell_limit(bwrap, tmp_path):
+    got = _measure(tmp_path, "while True:\n    pass", _TILED, timeout=1)
+    assert got.error is None and got.value.shape == (N, M), got.message
 
 
 @pytest.mark.parametrize("cells", [

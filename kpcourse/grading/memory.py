@@ -91,7 +91,8 @@ def measure(nb, cells, locked, source_dir, timeout, limits=None, allowed=None):
             for f in released_files(source_dir):
                 shutil.copy2(f, work / "run" / f.name)
             budget = timeout * (len(setup) + len(student) + 2) + spec["time_limit"] + 30
-            ran = run_python("kpcourse.grading.memory", lambda root: [f"{root}/in/memory.json", f"{root}/out"],
+            ran = run_python("kpcourse.grading.memory",
+                             lambda root: [f"{root}/in/memory.json", f"{root}/out", "--timeout", str(timeout)],
                              work, budget, limits, allowed)
             out[(gid, t, j)] = _answer(call_, work, ran)
         finally:
@@ -167,6 +168,7 @@ def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m kpcourse.grading.memory")
     parser.add_argument("spec")
     parser.add_argument("out")
+    parser.add_argument("--timeout", type=int, default=120, help="per-cell limit (s)")
     parser.add_argument("--limits", default=None)
     parser.add_argument("--user", type=int, default=None)
     args = parser.parse_args(argv)
@@ -200,14 +202,16 @@ def main(argv=None):
     resource.setrlimit(resource.RLIMIT_DATA, (limit, limit))
     resource.setrlimit(resource.RLIMIT_NPROC, (0, 0))  # no process of its own with a fresh allowance
     write_status = (out / "status.json").write_text  # bound now, for what follows the student's code
+    signal.signal(signal.SIGALRM, signal.default_int_handler)  # a cell past its time: KeyboardInterrupt
     with capture_output():
         for source in spec["cells"]:  # the student's cells (whatever they do stays within the limit)
+            signal.alarm(args.timeout)
             shell.run_cell(source, store_history=False)
+            signal.alarm(0)
     ns = shell.user_ns
     args_ = [ns.get(a.name) if isinstance(a, Ref) else a for a in call_.args]
     kwargs = {k: ns.get(v.name) if isinstance(v, Ref) else v for k, v in call_.kwargs.items()}
     status = {}
-    signal.signal(signal.SIGALRM, signal.default_int_handler)
     signal.alarm(max(1, int(spec["time_limit"])))
     try:
         with capture_output():

@@ -11,9 +11,9 @@
    :func:`kpcourse.checks._core.produce` and runs the notebook in the sandbox
    (:mod:`.sandbox`): the student's kernel only *calls* their functions on the test
    inputs and writes what came back as plain JSON;
-4. runs the hidden calls that measure memory again, each in a sandbox of its own under the
-   kernel's memory limit (:mod:`.memory`): their results replace the kernel's answers;
-5. judges those answers here, with the grader file's tests, and writes each test
+4. judges those answers here, with the grader file's tests -- a test cell that passes with
+   hidden calls that measure memory is judged again with those calls run a second time, each
+   in a sandbox of its own under the kernel's memory limit (:mod:`.memory`) -- and writes each test
    cell's verdict as its only output (an error output when it fails), from which
    nbgrader's ``SaveAutoGrades`` computes the points as usual.
 
@@ -126,17 +126,24 @@ class TrustedExecute(NbGraderPreprocessor):
         workdir = Path(tempfile.mkdtemp(prefix="kpcourse-sandbox-"))
         try:
             result = self._run(nb, cells, workdir, source_dir, limits, allowed)
-            measured = memory.measure(nb, cells, locked, source_dir, self.timeout, limits, allowed)
             verdicts = {}
             for index, cell in enumerate(nb.cells):
                 if cell.cell_type != "code":
                     continue
                 if is_test_cell(cell):
                     gid = _nbg(cell)["grade_id"]
-                    problem = verdict(cells[gid], program, forbidden, workdir / "answers" / f"{gid}.json",
-                                      result["outputs"].get(index, []), log=self.log,
-                                      answer_bytes=limits.answer_bytes, stopped=result["stopped"],
-                                      measured={k[1:]: a for k, a in measured.items() if k[0] == gid})
+
+                    def judged(measured=None, gid=gid, index=index):
+                        return verdict(cells[gid], program, forbidden, workdir / "answers" / f"{gid}.json",
+                                       result["outputs"].get(index, []), log=self.log,
+                                       answer_bytes=limits.answer_bytes, stopped=result["stopped"],
+                                       measured=measured)
+                    problem = judged()
+                    if problem is None and memory.measured_calls({gid: cells[gid]}):
+                        # passed on the kernel's word about memory: now on the operating system's
+                        measured = memory.measure(nb, {gid: cells[gid]}, locked, source_dir, self.timeout, limits,
+                                                  allowed)
+                        problem = judged({k[1:]: a for k, a in measured.items()})
                     verdicts[gid] = problem
                     cell.outputs = [_passed()] if problem is None else [_failed(problem)]
                 else:
