@@ -205,6 +205,11 @@ def _words_of(doc):
     return set(doc)
 
 
+#: Up to this many pairs, :func:`shared_words` intersects sets (about 1 µs a pair) instead of
+#: multiplying sparse incidence matrices (about 0.2 ms to build, whatever the size).
+_FEW_PAIRS = 256
+
+
 def shared_words(A, B=None):
     """Shared-word kernel: k(a, b) = number of distinct words that a and b share.
 
@@ -228,10 +233,12 @@ def shared_words(A, B=None):
 
     Lesson 01 (similarity and exemplars).
     """
-    from scipy import sparse
-
     A = [_words_of(d) for d in _check_documents(A, "A")]
     B = A if B is None else [_words_of(d) for d in _check_documents(B, "B")]
+    if len(A) * len(B) <= _FEW_PAIRS:  # a handful of documents: set intersections beat building matrices
+        return np.array([[len(a & b) for b in B] for a in A], dtype=np.int64)
+    from scipy import sparse
+
     vocab = {}
     for doc in (*A, *B):
         for w in doc:

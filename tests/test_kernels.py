@@ -87,6 +87,19 @@ def test_shared_words_counts_distinct_shared_words():
     np.testing.assert_array_equal(np.diag(K.shared_words(A)), [3, 3])
 
 
+def test_shared_words_same_counts_by_sets_and_by_sparse_matrices():
+    """Few pairs go through set intersections, many through sparse incidence matrices: one answer."""
+    rng = np.random.default_rng(0)
+    vocab = [f"w{i}" for i in range(40)]
+    docs = [list(rng.choice(vocab, size=rng.integers(0, 12))) for _ in range(30)]  # 900 pairs: sparse
+    G = K.shared_words(docs)
+    assert len(docs) ** 2 > K._FEW_PAIRS and G.dtype == np.int64
+    for i in range(0, 30, 7):  # 1 x 30 pairs: sets
+        small = K.shared_words(docs[i:i + 1], docs)
+        assert small.dtype == np.int64
+        np.testing.assert_array_equal(small, G[i:i + 1])
+
+
 def test_spectrum_kernel():
     np.testing.assert_array_equal(K.spectrum(["abab"], ["abc"], k=2), [[2]])
     # φ_ab(abab) = 2, φ_ba = 1 → k(abab, abab) = 4 + 1
