@@ -16,14 +16,21 @@ from kpcourse.grading import sandbox
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _run(tmp_path, code, timeout=30):
+def _workdir(tmp_path, cells):
+    """A work folder whose notebook holds ``cells`` (a list of code, or one cell's code)."""
     work = tmp_path / "work"
     for sub in ("in", "run", "answers"):
         (work / sub).mkdir(parents=True)
-    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(code)])
+    cells = [cells] if isinstance(cells, str) else cells
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     (work / "in" / "probes.json").write_text("{}")
     nbformat.write(nb, work / "in" / "notebook.ipynb")
+    return work
+
+
+def _run(tmp_path, code, timeout=30):
+    work = _workdir(tmp_path, code)
     result = sandbox.run_notebook("notebook.ipynb", work, timeout, budget=120)
     out = nbformat.read(work / "out" / "executed.ipynb", as_version=4)
     text = "".join(o.get("text", "") + o.get("evalue", "") for o in out.cells[0].outputs)
@@ -87,14 +94,7 @@ print(results)
 
 
 def test_killing_everything_inside_leaves_the_grader_running(bwrap, tmp_path):
-    code = "import os, signal\nos.killpg(os.getpgid(0), signal.SIGKILL)"
-    work = tmp_path / "work"
-    for sub in ("in", "run", "answers"):
-        (work / sub).mkdir(parents=True)
-    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(code)])
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    (work / "in" / "probes.json").write_text("{}")
-    nbformat.write(nb, work / "in" / "notebook.ipynb")
+    work = _workdir(tmp_path, "import os, signal\nos.killpg(os.getpgid(0), signal.SIGKILL)")
     result = sandbox.run_notebook("notebook.ipynb", work, 20, budget=90)
     assert result["isolated"]
     assert os.getpid() > 0 and socket.gethostname()  # still here
@@ -111,14 +111,7 @@ def test_without_bubblewrap_it_runs_and_says_so(tmp_path, monkeypatch):
 
 
 def test_a_cell_that_kills_the_kernel_costs_only_that_cell(bwrap, tmp_path):
-    work = tmp_path / "work"
-    for sub in ("in", "run", "answers"):
-        (work / sub).mkdir(parents=True)
-    cells = ["x = 41", "import os\nos._exit(1)", "print(x + 1)"]
-    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    (work / "in" / "probes.json").write_text("{}")
-    nbformat.write(nb, work / "in" / "notebook.ipynb")
+    work = _workdir(tmp_path, ["x = 41", "import os\nos._exit(1)", "print(x + 1)"])
     sandbox.run_notebook("notebook.ipynb", work, 20, budget=200)
     out = nbformat.read(work / "out" / "executed.ipynb", as_version=4)
     assert out.cells[1].outputs[0]["ename"] == "DeadKernelError"
@@ -127,13 +120,7 @@ def test_a_cell_that_kills_the_kernel_costs_only_that_cell(bwrap, tmp_path):
 
 # ------------------------------------------------------------ users, imports, limits
 def _run_cells(tmp_path, cells, timeout=30, **kwargs):
-    work = tmp_path / "work"
-    for sub in ("in", "run", "answers"):
-        (work / sub).mkdir(parents=True)
-    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    (work / "in" / "probes.json").write_text("{}")
-    nbformat.write(nb, work / "in" / "notebook.ipynb")
+    work = _workdir(tmp_path, cells)
     result = sandbox.run_notebook("notebook.ipynb", work, timeout, budget=180, **kwargs)
     executed = work / "out" / "executed.ipynb"
     texts = None
