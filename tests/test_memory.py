@@ -95,6 +95,13 @@ _IN_A_PROCESS = '''def gram(X, Z, sigma, max_memory):
 '''
 
 
+def test_any_array_of_numbers_comes_back_as_it_is(bwrap, tmp_path):
+    """float32 or a transposed result: written without a copy under the limit, read back the same."""
+    got = _measure(tmp_path, _TILED.replace("K = np.empty((len(X), len(Z)))", "K = np.empty((len(Z), len(X))).T")
+                   .replace("return K", "return K.astype(np.float32)"))
+    assert got.error is None and got.value.dtype == np.float32 and got.value.shape == (N, M), got.message
+
+
 def test_a_student_cell_that_loops_is_stopped_by_the_cell_limit(bwrap, tmp_path):
     got = _measure(tmp_path, "while True:\n    pass", _TILED, timeout=1)
     assert got.error is None and got.value.shape == (N, M), got.message
