@@ -52,7 +52,7 @@ def measured_calls(cells):
             if c.measure_memory and c.memory_limit is not None]
 
 
-def measure(nb, cells, locked, source_dir, timeout, limits=None, allowed=None):
+def measure(nb, cells, locked, source_dir, timeout, limits=None, allowed=None, test=None):
     """Run each of ``cells``' :func:`measured_calls` of submission ``nb`` under its memory limit.
 
     Parameters
@@ -69,6 +69,8 @@ def measure(nb, cells, locked, source_dir, timeout, limits=None, allowed=None):
         Per-cell limit (s); the call has its test's own ``time_limit``.
     limits, allowed
         The grading limits and what the sandbox holds (:func:`.sandbox.run_python`).
+    test : int, optional
+        Only the calls of the cells' test number ``test`` (none to run: ``{}``, at no cost).
 
     Returns
     -------
@@ -80,9 +82,10 @@ def measure(nb, cells, locked, source_dir, timeout, limits=None, allowed=None):
 
     out = {}
     for gid, t, j, call_ in measured_calls(cells):
+        if test is not None and t != test:
+            continue
         setup, student = _cells_before(nb, gid, locked, is_test_cell)
-        spec = {"setup": setup, "cells": student, "call": call_.to_data(), "limit": int(call_.memory_limit),
-                "time_limit": cells[gid].tests[t].time_limit}
+        spec = {"setup": setup, "cells": student, "call": call_.to_data(), "time_limit": cells[gid].tests[t].time_limit}
         work = Path(tempfile.mkdtemp(prefix="kpcourse-memory-"))
         try:
             for sub in ("in", "run", "answers", "out"):
@@ -150,7 +153,7 @@ def _answer(call_, work, ran):
         value = None
     if value is None:
         return Answer(call_, error="NoAnswer", limited=True,
-                      message=f"the grader's measured run of it returned no float array within {allowance}")
+                      message=f"the grader's measured run of it returned no array of numbers within {allowance}")
     return Answer(call_, value, limited=True)
 
 
@@ -198,7 +201,7 @@ def main(argv=None):
         for source in spec["setup"]:  # the instructor's cells: imports, before any student code
             shell.run_cell(source, store_history=False)
     np.exp(np.ones((256, 256)) @ np.ones((256, 256)))  # BLAS allocates its buffers on its first (large) product
-    limit = _data_bytes() + int(spec["limit"]) + SLACK
+    limit = _data_bytes() + call_.memory_limit + SLACK
     resource.setrlimit(resource.RLIMIT_DATA, (limit, limit))
     resource.setrlimit(resource.RLIMIT_NPROC, (0, 0))  # no process of its own with a fresh allowance
     write_status = (out / "status.json").write_text  # bound now, for what follows the student's code

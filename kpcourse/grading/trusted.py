@@ -11,9 +11,9 @@
    :func:`kpcourse.checks._core.produce` and runs the notebook in the sandbox
    (:mod:`.sandbox`): the student's kernel only *calls* their functions on the test
    inputs and writes what came back as plain JSON;
-4. judges those answers here, with the grader file's tests -- a test cell that passes with
-   hidden calls that measure memory is judged again with those calls run a second time, each
-   in a sandbox of its own under the kernel's memory limit (:mod:`.memory`) -- and writes each test
+4. judges those answers here, with the grader file's tests -- a test that passes with hidden
+   calls that measure memory is judged again with those calls run a second time, each in a
+   sandbox of its own under the kernel's memory limit (:mod:`.memory`) -- and writes each test
    cell's verdict as its only output (an error output when it fails), from which
    nbgrader's ``SaveAutoGrades`` computes the points as usual.
 
@@ -133,17 +133,12 @@ class TrustedExecute(NbGraderPreprocessor):
                 if is_test_cell(cell):
                     gid = _nbg(cell)["grade_id"]
 
-                    def judged(measured=None, gid=gid, index=index):
-                        return verdict(cells[gid], program, forbidden, workdir / "answers" / f"{gid}.json",
-                                       result["outputs"].get(index, []), log=self.log,
-                                       answer_bytes=limits.answer_bytes, stopped=result["stopped"],
-                                       measured=measured)
-                    problem = judged()
-                    if problem is None and memory.measured_calls({gid: cells[gid]}):
-                        # passed on the kernel's word about memory: now on the operating system's
-                        measured = memory.measure(nb, {gid: cells[gid]}, locked, source_dir, self.timeout, limits,
-                                                  allowed)
-                        problem = judged({k[1:]: a for k, a in measured.items()})
+                    def measure(i, gid=gid):  # a test passed on the kernel's word about memory: now the OS's
+                        return {j: a for (_, _, j), a in memory.measure(
+                            nb, {gid: cells[gid]}, locked, source_dir, self.timeout, limits, allowed, test=i).items()}
+                    problem = verdict(cells[gid], program, forbidden, workdir / "answers" / f"{gid}.json",
+                                      result["outputs"].get(index, []), log=self.log,
+                                      answer_bytes=limits.answer_bytes, stopped=result["stopped"], measure=measure)
                     verdicts[gid] = problem
                     cell.outputs = [_passed()] if problem is None else [_failed(problem)]
                 else:
@@ -274,7 +269,7 @@ def prepare_workdir(workdir, nb, cells, source_dir):
 
 
 def verdict(cell, program, forbidden, answers_path, ran, log=None, answer_bytes=Limits.answer_bytes, stopped=None,
-            measured=None):
+            measure=None):
     """``None`` when the test cell passes, else the message the student reads (never an expected value).
 
     Parameters
@@ -295,11 +290,11 @@ def verdict(cell, program, forbidden, answers_path, ran, log=None, answer_bytes=
         Largest answers file read (:attr:`Limits.answer_bytes`).
     stopped : str, optional
         Why the whole notebook was stopped (a limit), said when an answer is missing.
-    measured : dict, optional
-        ``{(test index, call index): Answer}`` of the calls the grader ran itself under a
-        memory limit (:func:`kpcourse.grading.memory.measure`): they replace the kernel's.
+    measure : callable, optional
+        ``measure(test index)`` -> ``{call index: Answer}``: the calls the grader runs itself
+        under a memory limit (:func:`kpcourse.grading.memory.measure`), asked for once that
+        test has passed on the kernel's answers; it is judged again with them in place.
     """
-    measured = measured or {}
     names = cell.called()
     problems = program.verdict(names, cell.forbidden or forbidden, cell.allow, cell.what)
     if problems:
@@ -335,10 +330,13 @@ def verdict(cell, program, forbidden, answers_path, ran, log=None, answer_bytes=
     for i, test in enumerate(cell.tests):
         got = raw[i] if isinstance(raw, list) and i < len(raw) and isinstance(raw[i], list) else []
         try:
-            answers = [measured.get((i, j)) or (_core.Answer.from_data(c, got[j]) if j < len(got) else
-                                                 _core.Answer(c, error="NoAnswer", message="it did not finish in time"))
+            answers = [_core.Answer.from_data(c, got[j]) if j < len(got)
+                       else _core.Answer(c, error="NoAnswer", message="it did not finish in time")
                        for j, c in enumerate(test.calls)]
             test.judge(answers)
+            again = measure(i) if measure is not None else {}
+            if again:
+                test.judge([again.get(j, a) for j, a in enumerate(answers)])
         except AssertionError as exc:
             return str(exc) or "a test failed"
         except Exception as exc:  # noqa: BLE001 - an answer the judge could not read
