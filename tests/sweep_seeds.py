@@ -5,7 +5,8 @@ and the pipeline test grades each golden case once, most of them with the grader
 (:func:`kpcourse.grading.local.judge`). A case whose points depend on the seed (a near-tie, a
 probe where a mistake happens to give the right answer) is a flaky test there and an unfair
 point for a student. This sweep judges every golden case of ``tests/golden`` (and each
-assignment's solution) locally with ``--seeds`` other seeds and prints each case whose points
+assignment's solution; not the cases marked ``"autograde"``, whose points only the real
+path decides) locally with ``--seeds`` other seeds and prints each case whose points
 differ from what it expects. Not part of ``make test`` (about two minutes per seed on two
 cores); run it after changing a grader's hidden probes: ``make sweep-seeds``.
 
@@ -22,7 +23,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from test_pipeline import ASSIGNMENTS, ROOT, TIMEOUT, Assignment, golden_cases  # noqa: E402
+from test_pipeline import ASSIGNMENTS, ROOT, TIMEOUT, Assignment, autograde_only, golden_cases  # noqa: E402
 
 from kpcourse.grading import local  # noqa: E402
 
@@ -38,14 +39,14 @@ def _sweep_one(name, seeds):
     a = Assignment(name, ROOT)
     cases = {"solution": (a.submission(), {})}
     cases.update({case: (a.submission(replace=spec["replace"]), spec.get("expect", {}))
-                  for case, spec in golden_cases(name).items()})
+                  for case, spec in golden_cases(name).items() if not autograde_only(spec)})
     for seed in seeds:
         start = time.monotonic()
         judged = local.judge(ROOT / "source" / name, {c: nb for c, (nb, _) in cases.items()}, TIMEOUT,
                              seed=seed)
         for case, (_, expect) in cases.items():
             got = local.points(a.source, judged[case]["verdicts"])
-            want = {g: float(expect.get(g, pts)) for g, pts in a.auto.items()}
+            want = a.points(expect)
             if got != want:
                 diff = {g: (got.get(g), want[g]) for g in want if got.get(g) != want[g]}
                 failures.append((seed, name, case, diff))

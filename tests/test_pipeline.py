@@ -124,6 +124,12 @@ def _grader(name):
     return load_grader(ROOT / "source" / name / GRADER_FILE)
 
 
+def autograde_only(spec):
+    """A golden case whose points only the real autograde decides (``"autograde": True``: what the
+    local judge measures in-process, as the student's kernel would, e.g. memory)."""
+    return bool(spec.get("autograde"))
+
+
 def golden_cases(assignment):
     path = GOLDEN / f"{assignment}.py"
     if not path.exists():
@@ -157,6 +163,10 @@ class Assignment:
             elif gid in self.auto and current:
                 self.exercises[current].append(gid)
         self.first = next(iter(self.solutions))
+
+    def points(self, expect):
+        """``{grade_id: points}`` of every autograded cell: ``expect``'s where it says, else full points."""
+        return {g: float(expect.get(g, pts)) for g, pts in self.auto.items()}
 
     def submission(self, fill=True, replace=None):
         """The release with solutions filled in: all (True), none (False) or a set of ids."""
@@ -518,12 +528,12 @@ def course(tmp_path_factory):
             messages[(case, name)] = message
         cases.update(_lookup_cases(a))
         for case, (nb, expect) in cases.items():
-            expected[(case, name)] = {g: expect.get(g, pts) for g, pts in a.auto.items()}
-            autograde_only = golden.get(case, {}).get("autograde")  # what only the real path measures
-            if case in golden and case != next(iter(golden)) and not autograde_only or case in LOCAL_ONLY:
+            expected[(case, name)] = a.points(expect)
+            real_only = autograde_only(golden.get(case, {}))  # what only the real path measures
+            if case in golden and case != next(iter(golden)) and not real_only or case in LOCAL_ONLY:
                 local_nbs.setdefault(name, {})[case] = nb  # judged locally only
                 continue
-            if case in ("solution", "release") or case in golden and not autograde_only:  # both ways
+            if case in ("solution", "release") or case in golden and not real_only:  # both ways
                 local_nbs.setdefault(name, {})[case] = nb
             folder = root / "submitted" / case / name
             folder.mkdir(parents=True)
