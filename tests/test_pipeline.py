@@ -41,19 +41,17 @@ plus the common mistakes and the reference-call cases of ``tests/golden/<a>.py``
 
 ``loop``, ``swallow`` and ``patch-helpers`` (whose patched checks loop) wait out the cell
 limit: they are graded with a limit of their own, ``LOOP_TIMEOUT`` (8 s, twice the slowest
-honest cell), the others with ``TIMEOUT`` (15 s). ``plant-links`` and ``bombs`` test the
-grading machinery (the limits of ``nbgrader_config.py``, the reading of what the sandbox
-wrote), the same for every assignment except in what the sandbox holds: they are graded on
-the first assignment of each sandbox profile (``ONE_PER_PROFILE``: the default one, and that
-of ``SANDBOX_ALLOW``), every other case on every assignment.
+honest cell), the others with ``TIMEOUT`` (15 s). Every case is graded on every
+assignment, ``plant-links`` and ``bombs`` (the limits of ``nbgrader_config.py``, the reading
+of what the sandbox wrote) included.
 
 Which cases go through a real autograde, and which are judged locally
 ----------------------------------------------------------------------
 Through ``make autograde``'s own path (nbgrader, one sandbox and one kernel per
 submission): every generic case above, every adversarial case, the first golden case of
 each assignment (one correct and one mistaken submission per assignment), and the golden
-cases marked ``"autograde"`` (``forge-memory`` of 06: a memory only the grader's own run
-under the kernel's limit measures, :mod:`kpcourse.grading.memory`). These
+cases marked ``"autograde"`` (``forge-memory`` and ``forge-pure`` of 06: a memory, and inputs
+left unchanged, that only the grader's own run decides, :mod:`kpcourse.grading.rerun`). These
 prove what only that path has: the sandbox (files, processes), the kernel (timeouts,
 restarts, exception hooks), nbgrader (locked cells put back, outputs turned into points,
 feedback, the export).
@@ -427,22 +425,6 @@ def _lookup_cases(a: Assignment):
 LOCAL_ONLY = ("lookup-same-seed",)  # judged by kpcourse.grading.local, whose seed is DEFAULT_SEED
 
 
-def _sandbox_profile(name):
-    """What the assignment's sandbox holds beyond the default (its grader file's ``SANDBOX_ALLOW``)."""
-    return tuple(sorted(getattr(_grader(name), "SANDBOX_ALLOW", ())))
-
-
-#: The cases that test the grading machinery itself (the limits, the reading of what the sandbox
-#: wrote), not an assignment's exercises: graded on the first assignment of each sandbox profile
-#: (the default one, and that of the grader files with SANDBOX_ALLOW) rather than on every one.
-PER_PROFILE = ("plant-links", "bombs")
-ONE_PER_PROFILE = list({_sandbox_profile(a): a for a in reversed(ASSIGNMENTS)}.values())[::-1]
-
-
-def adversarial_names(name):
-    return [c for c in ADVERSARIAL if c not in PER_PROFILE or name in ONE_PER_PROFILE]
-
-
 def adversarial_cases(a: Assignment, guesses):
     zero = {g: 0.0 for g in a.auto}
     bombs = a.submission()
@@ -465,11 +447,6 @@ def adversarial_cases(a: Assignment, guesses):
         # (top-level code that starts processes and opens files is a way around the source policy)
         "bombs": (bombs, zero, "[output cut:"),
     }
-
-
-def _adversarial(a: Assignment, guesses):
-    cases = adversarial_cases(a, guesses)
-    return {c: cases[c] for c in adversarial_names(a.name)}
 
 
 def generic_cases(a: Assignment):
@@ -512,7 +489,7 @@ def course(tmp_path_factory):
     shutil.copy2(ROOT / "nbgrader_config.py", root / "fresh" / "nbgrader_config.py")
     for a in ASSIGNMENTS:
         shutil.copytree(ROOT / "source" / a, root / "fresh" / "source" / a)
-    beside = ThreadPoolExecutor(max_workers=1)
+    beside = ThreadPoolExecutor(max_workers=2)  # the release, and the local judging below
     released = beside.submit(grading.release, root / "fresh")
 
     assignments = {name: Assignment(name, root) for name in ASSIGNMENTS}
@@ -523,7 +500,7 @@ def course(tmp_path_factory):
         for case, spec in golden.items():
             cases[case] = (a.submission(replace=spec["replace"]), spec.get("expect", {}))
             messages[(case, name)] = spec.get("message")
-        for case, (nb, expect, message) in _adversarial(a, [str(ROOT), str(root)]).items():
+        for case, (nb, expect, message) in adversarial_cases(a, [str(ROOT), str(root)]).items():
             cases[case] = (nb, expect)
             messages[(case, name)] = message
         cases.update(_lookup_cases(a))
@@ -538,18 +515,15 @@ def course(tmp_path_factory):
             folder = root / "submitted" / case / name
             folder.mkdir(parents=True)
             nbformat.write(nb, folder / f"{name}.ipynb")
-    # The cases judged locally first, an assignment per core (one shell each), then the autograde.
+    # The cases judged locally (one shell, an assignment after another) run beside the autograde,
+    # whose workers spend much of their time waiting out cell limits (loops, restarts).
     start = time.monotonic()
-    with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
-        judged = dict(zip(local_nbs, pool.map(lambda n: local.judge(root / "source" / n, local_nbs[n], TIMEOUT),
-                                                 local_nbs), strict=True))
-    local_results = {(case, name): r for name, by_case in judged.items() for case, r in by_case.items()}
-    slowest = max((s, case, name, i) for (case, name), r in local_results.items() if case == "solution"
-                  for i, s in r["seconds"].items())
-    print(f"judged {len(local_results)} golden submissions locally in {time.monotonic() - start:.0f} s "
-          f"(slowest cell of a solution: {slowest[0]:.1f} s, {slowest[2]} cell {slowest[3]})")
+
+    def judge_locally():
+        judged = {n: local.judge(root / "source" / n, local_nbs[n], TIMEOUT) for n in local_nbs}
+        return judged, time.monotonic() - start
+    local_run = beside.submit(judge_locally)
     released.result()
-    beside.shutdown()
     shutil.move(root / "fresh" / "release", regenerated)
     shutil.copy2(root / "fresh" / "gradebook.db", root / "gradebook.db")  # the assignments, as released
     print(f"regenerated the release of {len(ASSIGNMENTS)} assignments beside it")
@@ -567,6 +541,13 @@ def course(tmp_path_factory):
     wall = time.monotonic() - start
     print(f"\nautograded {len(results)} golden submissions in {wall:.0f} s "
           f"({60 * len(results) / wall:.1f}/min)")
+    judged, local_wall = local_run.result()
+    beside.shutdown()
+    local_results = {(case, name): r for name, by_case in judged.items() for case, r in by_case.items()}
+    slowest = max((s, case, name, i) for (case, name), r in local_results.items() if case == "solution"
+                  for i, s in r["seconds"].items())
+    print(f"judged {len(local_results)} golden submissions locally beside it in {local_wall:.0f} s "
+          f"(slowest cell of a solution: {slowest[0]:.1f} s, {slowest[2]} cell {slowest[3]})")
     graded = {(r["student"], r["assignment"]) for r in results}
     return {"root": root, "regenerated": regenerated, "assignments": assignments, "results": results,
             "expected": expected, "messages": messages, "before": before, "wall": wall,
@@ -691,7 +672,7 @@ def _grades(root, case, name):
 def _cases():
     return [(case, name) for name in ASSIGNMENTS
             for case in ["solution", "release", "first-cell-raises", "loop", "swallow", "edited-tests",
-                         "deleted-tests", *golden_cases(name), *adversarial_names(name), "lookup-table",
+                         "deleted-tests", *golden_cases(name), *ADVERSARIAL, "lookup-table",
                          *LOCAL_ONLY]]
 
 
@@ -806,7 +787,7 @@ def test_scrub_hidden_tests_removes_hidden_lines_from_tracebacks():
 
 def test_planted_links_are_not_followed(course):
     """A link to the instructor's notebook in place of the executed notebook copies nothing of it."""
-    for name in ONE_PER_PROFILE:
+    for name in ASSIGNMENTS:
         source = nbformat.read(ROOT / "source" / name / f"{name}.ipynb", as_version=4)
         theirs = [str(o.get("text", "")) for c in source.cells if c.cell_type == "code"
                   for o in c.get("outputs", []) if len(str(o.get("text", ""))) >= 20]

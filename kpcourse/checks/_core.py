@@ -287,7 +287,7 @@ class Call:
     ``Call.measured(...)`` also records the peak memory the call allocated
     (``Answer.peak_bytes``, from :mod:`tracemalloc`); ``memory_limit`` (bytes, the result
     included), when set, is what the grader lets the call allocate when it measures it
-    itself under the kernel's limit (:mod:`kpcourse.grading.memory`).
+    itself under the kernel's limit (:mod:`kpcourse.grading.rerun`).
     """
 
     measure_memory = False
@@ -336,7 +336,7 @@ class Answer:
 
     ``mutated`` lists the positions (int) and keywords (str) of the array arguments that
     the function changed in place. ``limited``: the grader ran the call itself under the
-    kernel's memory limit (``Call.memory_limit``, :mod:`kpcourse.grading.memory`), so the
+    kernel's memory limit (``Call.memory_limit``, :mod:`kpcourse.grading.rerun`), so the
     value came within it; never set from what a kernel wrote.
     """
 
@@ -419,18 +419,19 @@ def _copy(value):
         return value
 
 
-def call(func, call_, functions=None, *, time_limit=10.0):
+def call(func, call_, functions=None, *, time_limit=10.0, private=True):
     """Run ``func`` on private copies of ``call_``'s arguments: the one way to call student code.
 
-    ``Ref`` arguments are looked up in ``functions`` (name -> callable). Returns an
-    :class:`Answer`; never raises for an ``Exception`` of the student's code.
+    ``Ref`` arguments are looked up in ``functions`` (name -> callable). ``private=False``
+    passes the arguments themselves (the grader's read-only inputs, :mod:`kpcourse.grading.rerun`).
+    Returns an :class:`Answer`; never raises for an ``Exception`` of the student's code.
     """
     functions = functions or {}
 
     def resolve(a):
         if isinstance(a, Ref):
             return functions.get(a.name)
-        return _copy(a)
+        return _copy(a) if private else a
 
     args = [resolve(a) for a in call_.args]
     kwargs = {k: resolve(v) for k, v in call_.kwargs.items()}

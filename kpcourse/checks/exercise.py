@@ -329,12 +329,12 @@ def judge(exercise, check, answers, expected, mistaken, *, hidden=False, probes=
         if raised:
             problems.append(f"on {label}: {exercise.mistakes[raised]}")
             break
+        if check.pure and answer.mutated:  # (an answer with an error has nothing mutated)
+            problems.append(exercise.mistakes[check.pure])
+            break
         value = answer.get(f"{fname} on {label}" if hidden else None)  # not written / raised: say that first
         if exercise.returns:
             value = unpack(value, fname, exercise.returns)
-        if check.pure and answer.mutated:
-            problems.append(exercise.mistakes[check.pure])
-            break
         if probe.like is not None:
             if answers[probe.like].error is not None:
                 continue  # that answer's error is reported where it is judged

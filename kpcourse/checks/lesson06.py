@@ -157,7 +157,7 @@ def _memory_values(value, expected, name, check, probe, answer):
 def _memory_used(value, expected, name, check, probe, answer):
     """A measured call: right values (its rows equal the student's own answer on those rows, or all of
     K the reference's), its memory under the budget -- which holds already when the grader ran it
-    under that limit itself (``answer.limited``, :mod:`kpcourse.grading.memory`)."""
+    under that limit itself (``answer.limited``, :mod:`kpcourse.grading.rerun`)."""
     __tracebackhide__ = True
     X, Z, _, max_memory = probe.args
     K = _gram(value, probe)

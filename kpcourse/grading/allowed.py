@@ -28,8 +28,9 @@ __all__ = ["Allowed", "DEFAULT_PACKAGE", "ABSENT"]
 DEFAULT_PACKAGE = ("checks", "datasets", "data", "plotting")
 #: Installed packages that are absent from the sandbox unless a grader file allows them.
 ABSENT = ("sklearn", "scipy")
-#: The only files of kpcourse.grading the sandbox needs: its runners (a notebook, a measured call) and executor.
-_GRADING_FILES = ("__init__.py", "inside.py", "executor.py", "limits.py", "memory.py")
+#: The only files of kpcourse.grading the sandbox needs: its runners (a notebook; the grader's own runs
+#: of calls) and executor.
+_GRADING_FILES = ("__init__.py", "inside.py", "executor.py", "limits.py", "rerun.py")
 
 _STUB = '''"""Absent while this assignment is graded."""
 raise ImportError("{name} is not available while this assignment is graded: the exercises ask "

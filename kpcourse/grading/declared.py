@@ -127,7 +127,8 @@ def hidden_test(lesson, cell, reference, draw, seed, references=None):
         __tracebackhide__ = True
         judge(exercise, check, answers, expected, mistaken, hidden=True, probes=probes)
     test = Test([p.call(exercise.function) for p in probes], judge_hidden, time_limit=exercise.time_limit)
-    test.hidden, test.probes = True, probes
+    # read_only: the grader runs these calls again on inputs that cannot be written (Check.pure)
+    test.hidden, test.probes, test.read_only = True, probes, bool(check.pure)
     return test
 
 

@@ -12,8 +12,9 @@
    (:mod:`.sandbox`): the student's kernel only *calls* their functions on the test
    inputs and writes what came back as plain JSON;
 4. judges those answers here, with the grader file's tests -- a test that passes with hidden
-   calls that measure memory is judged again with those calls run a second time, each in a
-   sandbox of its own under the kernel's memory limit (:mod:`.memory`) -- and writes each test
+   calls that measure memory, or that must leave their inputs unchanged, is judged again with
+   those calls run a second time in a sandbox of the grader's own, under the kernel's memory
+   limit or on read-only inputs (:mod:`.rerun`) -- and writes each test
    cell's verdict as its only output (an error output when it fails), from which
    nbgrader's ``SaveAutoGrades`` computes the points as usual.
 
@@ -43,7 +44,7 @@ from nbgrader.preprocessors import NbGraderPreprocessor
 from traitlets import Integer, Unicode
 
 from kpcourse.checks import _core
-from kpcourse.grading import memory, policy, sandbox
+from kpcourse.grading import policy, rerun, sandbox
 from kpcourse.grading.allowed import Allowed
 from kpcourse.grading.limits import Limits, cap_outputs, describe, limits_hit
 from kpcourse.grading.paths import course_path
@@ -126,6 +127,8 @@ class TrustedExecute(NbGraderPreprocessor):
         workdir = Path(tempfile.mkdtemp(prefix="kpcourse-sandbox-"))
         try:
             result = self._run(nb, cells, workdir, source_dir, limits, allowed)
+            stuck = {i for i, outs in result["outputs"].items()  # left out of the grader's own runs too
+                     if any(o.get("ename") in ("CellTimeoutError", "DeadKernelError") for o in outs)}
             verdicts = {}
             for index, cell in enumerate(nb.cells):
                 if cell.cell_type != "code":
@@ -133,12 +136,13 @@ class TrustedExecute(NbGraderPreprocessor):
                 if is_test_cell(cell):
                     gid = _nbg(cell)["grade_id"]
 
-                    def measure(i, gid=gid):  # a test passed on the kernel's word about memory: now the OS's
-                        return {j: a for (_, _, j), a in memory.measure(
-                            nb, {gid: cells[gid]}, locked, source_dir, self.timeout, limits, allowed, test=i).items()}
+                    def again(i, gid=gid):  # a test passed on the kernel's word: now on the grader's own run
+                        return {j: a for (_, _, j), a in rerun.rerun(
+                            nb, {gid: cells[gid]}, locked, source_dir, self.timeout, limits, allowed, test=i,
+                            answer_bytes=cells[gid].answer_bytes or limits.answer_bytes, skip=stuck).items()}
                     problem = verdict(cells[gid], program, forbidden, workdir / "answers" / f"{gid}.json",
                                       result["outputs"].get(index, []), log=self.log,
-                                      answer_bytes=limits.answer_bytes, stopped=result["stopped"], measure=measure)
+                                      answer_bytes=limits.answer_bytes, stopped=result["stopped"], again=again)
                     verdicts[gid] = problem
                     cell.outputs = [_passed()] if problem is None else [_failed(problem)]
                 else:
@@ -269,7 +273,7 @@ def prepare_workdir(workdir, nb, cells, source_dir):
 
 
 def verdict(cell, program, forbidden, answers_path, ran, log=None, answer_bytes=Limits.answer_bytes, stopped=None,
-            measure=None):
+            again=None):
     """``None`` when the test cell passes, else the message the student reads (never an expected value).
 
     Parameters
@@ -290,10 +294,11 @@ def verdict(cell, program, forbidden, answers_path, ran, log=None, answer_bytes=
         Largest answers file read (:attr:`Limits.answer_bytes`).
     stopped : str, optional
         Why the whole notebook was stopped (a limit), said when an answer is missing.
-    measure : callable, optional
-        ``measure(test index)`` -> ``{call index: Answer}``: the calls the grader runs itself
-        under a memory limit (:func:`kpcourse.grading.memory.measure`), asked for once that
-        test has passed on the kernel's answers; it is judged again with them in place.
+    again : callable, optional
+        ``again(test index)`` -> ``{call index: Answer}``: the calls the grader runs itself,
+        under a memory limit or on read-only inputs (:func:`kpcourse.grading.rerun.rerun`),
+        asked for once that test has passed on the kernel's answers; it is judged again with
+        them in place.
     """
     names = cell.called()
     problems = program.verdict(names, cell.forbidden or forbidden, cell.allow, cell.what)
@@ -334,9 +339,9 @@ def verdict(cell, program, forbidden, answers_path, ran, log=None, answer_bytes=
                        else _core.Answer(c, error="NoAnswer", message="it did not finish in time")
                        for j, c in enumerate(test.calls)]
             test.judge(answers)
-            again = measure(i) if measure is not None else {}
-            if again:
-                test.judge([again.get(j, a) for j, a in enumerate(answers)])
+            own = again(i) if again is not None else {}
+            if own:
+                test.judge([own.get(j, a) for j, a in enumerate(answers)])
         except AssertionError as exc:
             return str(exc) or "a test failed"
         except Exception as exc:  # noqa: BLE001 - an answer the judge could not read

@@ -47,6 +47,9 @@ _TRAIN_TAIL = '''        if mistakes == 0:
     return alpha, b
 '''
 
+_BIAS_IN_K = '''                F += y[i] * K[:, i]
+'''
+
 _UNTILED = '''    xx, zz = (X * X).sum(axis=1), (Z * Z).sum(axis=1)
     d2 = xx[:, None] - 2 * X @ Z.T + zz[None, :]
     return np.exp(-np.maximum(d2, 0) / (2 * sigma ** 2))
@@ -96,7 +99,7 @@ CASES = {
     },
     # The same, with the kernel's memory measurement forged (tracemalloc told to report nothing):
     # the visible memory test passes, the hidden one is the grader's own run under the kernel's
-    # memory limit (kpcourse.grading.memory), which no code of the student's can lift. Through a
+    # memory limit (kpcourse.grading.rerun), which no code of the student's can lift. Through a
     # real autograde ("autograde": the local judge measures in-process, as the kernel would).
     "forge-memory": {
         "replace": {"ex1-tiled": """import tracemalloc
@@ -107,6 +110,25 @@ tracemalloc.get_traced_memory = lambda: (0, 0)
 """ + _GRAM_HEAD + _UNTILED},
         "expect": {"ex1-tiled-tests-values": 2, "ex1-tiled-tests-clamp": 1, "ex1-tiled-tests-memory": 0},
         "message": "needed more memory than the grader allows",
+        "autograde": True,
+    },
+    # The bias folded into K in place (K += 1): right counts, but the caller's K has changed.
+    "bias-into-K-in-place": {
+        "replace": {"ex2-incremental": _TRAIN_HEAD.replace("    alpha, b, F", "    K += 1.0\n    alpha, b, F")
+                    + _BIAS_IN_K + _TRAIN_TAIL},
+        "expect": {"ex2-incremental-tests-counts": 2, "ex2-incremental-tests-bias": 2,
+                   "ex2-incremental-tests-first": 0},
+        "message": "train_incremental changed the K or y passed in",
+    },
+    # The same, with the kernel's comparison of the inputs forged (np.array_equal told to say
+    # "unchanged"): the visible test passes, the hidden one is the grader's own run on read-only
+    # inputs (kpcourse.grading.rerun), where K += 1 cannot write. Through a real autograde.
+    "forge-pure": {
+        "replace": {"ex2-incremental": "np.array_equal = lambda *args, **kwargs: True\n\n\n" +
+                    _TRAIN_HEAD.replace("    alpha, b, F", "    K += 1.0\n    alpha, b, F") + _BIAS_IN_K + _TRAIN_TAIL},
+        "expect": {"ex2-incremental-tests-counts": 2, "ex2-incremental-tests-bias": 2,
+                   "ex2-incremental-tests-first": 0},
+        "message": "train_incremental changed the K or y passed in",
         "autograde": True,
     },
     # The decision values move by the kernel column but not by the bias step.

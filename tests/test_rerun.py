@@ -1,4 +1,5 @@
-"""kpcourse.grading.memory: a memory test decided by the kernel's limit, in a run of the grader's own.
+"""kpcourse.grading.rerun: calls the grader runs again itself, under the kernel's memory limit
+(a memory test) or on read-only inputs (a test that the inputs stay as they were).
 
 The runs need bubblewrap as tests/test_sandbox.py does (skipped without it, a failure under
 ``CI=true``); each is one short sandbox (about 0.7 s).
@@ -13,7 +14,7 @@ import pytest
 
 from kpcourse.checks import lesson06
 from kpcourse.checks._core import Call, Test
-from kpcourse.grading import memory
+from kpcourse.grading import rerun
 from kpcourse.grading.spec import Cell
 
 N, M, D = 1000, 700, 30  # the hidden probe's size: K is 5.6 MB
@@ -54,25 +55,30 @@ def _cells(budget=400_000):
 
 def _measure(tmp_path, *student, timeout=20):
     (tmp_path / "source").mkdir(exist_ok=True)
-    got = memory.measure(_notebook(*student), _cells(), {"setup", "tests"}, tmp_path / "source", timeout)
+    got = rerun.rerun(_notebook(*student), _cells(), {"setup", "tests"}, tmp_path / "source", timeout)
     assert list(got) == [("tests", 1, 0)]  # the hidden call only
     return got[("tests", 1, 0)]
 
 
 def test_only_hidden_calls_with_a_limit_are_measured():
     cells = _cells()
-    assert [(g, t, j) for g, t, j, _ in memory.measured_calls(cells)] == [("tests", 1, 0)]
+    assert rerun.planned(cells) == [rerun.Run("tests", 1, (0,), cells["tests"].tests[1].calls[0].memory_limit)]
     cells["tests"].tests[1].calls[0].memory_limit = None
-    assert memory.measured_calls(cells) == []
+    assert rerun.planned(cells) == []
+    cells["tests"].tests[1].read_only = True  # a test of the inputs left unchanged: all its calls, in one run
+    assert rerun.planned(cells) == [rerun.Run("tests", 1, (0,))]
 
 
 def test_the_instructors_cells_run_first_the_students_after():
     nb = _notebook("x = 1", "y = 2")
     nb.cells.insert(2, nbformat.v4.new_code_cell("import math"))
     nb.cells[2].metadata["nbgrader"] = {"grade_id": "more-setup", "locked": True}
-    setup, student = memory._cells_before(nb, "tests", {"setup", "more-setup", "tests"},
+    setup, student = rerun._cells_before(nb, "tests", {"setup", "more-setup", "tests"},
                                           lambda c: c.metadata["nbgrader"].get("points"))
     assert (setup, student) == (["import numpy as np", "import math"], ["x = 1", "y = 2"])
+    # a cell the notebook's own run stopped (past its time) is left out here too
+    assert rerun._cells_before(nb, "tests", {"setup", "more-setup", "tests"},
+                               lambda c: c.metadata["nbgrader"].get("points"), skip={1})[1] == ["y = 2"]
 
 
 def test_a_tiled_function_fits_an_untiled_one_does_not(bwrap, tmp_path):
@@ -125,13 +131,83 @@ def test_what_a_students_cells_try_does_not_lift_the_limit(bwrap, tmp_path, cell
 def test_what_the_run_wrote_is_read_as_data_only(tmp_path):
     call = _cells()["tests"].tests[1].calls[0]
     (tmp_path / "out").mkdir()
-    assert memory._answer(call, tmp_path, {}).error == "NoAnswer"  # nothing written
+    assert rerun._measured_answer(call, tmp_path, {}).error == "NoAnswer"  # nothing written
     (tmp_path / "out" / "status.json").write_text('{"error": "ValueError", "message": "bad"}')
-    assert (memory._answer(call, tmp_path, {}).error, memory._answer(call, tmp_path, {}).message) == ("ValueError",
-                                                                                                       "bad")
+    answer = rerun._measured_answer(call, tmp_path, {})
+    assert (answer.error, answer.message) == ("ValueError", "bad")
     (tmp_path / "out" / "status.json").write_text("{}")
     np.save(tmp_path / "out" / "value.npy", np.array([object()], dtype=object), allow_pickle=True)
-    assert memory._answer(call, tmp_path, {}).error == "NoAnswer"  # a pickle is never loaded
+    assert rerun._measured_answer(call, tmp_path, {}).error == "NoAnswer"  # a pickle is never loaded
     (tmp_path / "out" / "value.npy").unlink()
     os.symlink(Path(__file__), tmp_path / "out" / "value.npy")
-    assert memory._answer(call, tmp_path, {}).error == "NoAnswer"  # a link is never followed
+    assert rerun._measured_answer(call, tmp_path, {}).error == "NoAnswer"  # a link is never followed
+
+
+# ------------------------------------------------------------------ read-only inputs (Check.pure)
+_CENTRE_COPY = "def centre(X, y):\n    return X - X.mean(0), y * 2\n"
+_CENTRE_IN_PLACE = "def centre(X, y):\n    X -= X.mean(0)\n    return X, y * 2\n"
+
+
+def _pure_cells():
+    X, y = np.arange(12.0).reshape(4, 3), np.array([1, -1, 1, -1])
+    hidden = Test([Call("centre", X, y), Call("centre", X[:2], y=y[:2])], None)
+    hidden.hidden, hidden.read_only = True, True
+    return {"tests": Cell("student-0", "centring", [Test([], None), hidden])}, X, y
+
+
+def _read_only(tmp_path, *student):
+    (tmp_path / "source").mkdir(exist_ok=True)
+    cells, X, y = _pure_cells()
+    got = rerun.rerun(_notebook(*student), cells, {"setup", "tests"}, tmp_path / "source", 20)
+    assert sorted(got) == [("tests", 1, 0), ("tests", 1, 1)]  # the hidden test's calls, in one run
+    return got[("tests", 1, 0)], got[("tests", 1, 1)], X, y
+
+
+def test_a_function_that_leaves_its_inputs_gives_its_answers(bwrap, tmp_path):
+    first, second, X, y = _read_only(tmp_path, _CENTRE_COPY)
+    assert first.error is None and not first.mutated and not first.limited, first.message
+    np.testing.assert_allclose(first.value[0], X - X.mean(0))
+    np.testing.assert_array_equal(first.value[1], 2 * y)
+    np.testing.assert_allclose(second.value[0], X[:2] - X[:2].mean(0))
+
+
+@pytest.mark.parametrize("cells", [
+    [_CENTRE_IN_PLACE],
+    # the kernel's comparison told to see nothing: not what decides here
+    ["import kpcourse.checks._core as _c\n_c._changed = lambda a, b: False", _CENTRE_IN_PLACE],
+    # the array made writable again: NumPy refuses
+    ["def centre(X, y):\n    X.setflags(write=True)\n    X -= X.mean(0)\n    return X, y * 2\n"],
+], ids=["in-place", "forged-comparison", "made-writable"])
+def test_a_function_that_writes_to_its_inputs_is_named(bwrap, tmp_path, cells):
+    first, second, _, _ = _read_only(tmp_path, *cells)
+    assert first.mutated and first.error is None and first.value is None, (first.error, first.message)
+    assert second.mutated
+
+
+def test_the_input_files_cannot_be_opened_for_writing(bwrap, tmp_path):
+    """The file behind the map is on a read-only mount: writing to it through the file fails too."""
+    first, _, _, _ = _read_only(tmp_path, "def centre(X, y):\n    with open(X.base.filename, 'r+b') as f:\n"
+                                          "        f.write(b'x')\n    return X, y\n")
+    assert first.error in ("OSError", "PermissionError") and first.value is None, (first.error, first.message)
+
+
+def test_answers_of_a_read_only_run_are_read_as_data_only(tmp_path):
+    cells, _, _ = _pure_cells()
+    calls = cells["tests"].tests[1].calls
+    (tmp_path / "out").mkdir()
+    assert [a.error for a in rerun._answers(calls, tmp_path, {}, 2**20)] == ["NoAnswer"] * 2  # nothing written
+    (tmp_path / "out" / "status.json").write_text("{}")
+    (tmp_path / "out" / "answers.json").write_text('[{"error": null, "value": 1}]')  # one answer for two calls
+    assert [a.error for a in rerun._answers(calls, tmp_path, {}, 2**20)] == ["NoAnswer"] * 2
+    (tmp_path / "out" / "answers.json").write_text(
+        '[{"error": null, "value": 1}, {"error": "ValueError", "message": "output array is read-only"}]')
+    first, second = rerun._answers(calls, tmp_path, {}, 2**20)
+    assert (first.value, first.mutated, second.error, second.mutated) == (1, [], None, [0, "y"])
+    assert [a.error for a in rerun._answers(calls, tmp_path, {}, 10)] == ["NoAnswer"] * 2  # over the cap
+
+
+def test_a_write_past_numpy_stops_the_run(bwrap, tmp_path):
+    """Writing to the map's memory by address (ctypes): its pages are not writable, the run stops."""
+    first, second, _, _ = _read_only(tmp_path, "import ctypes\n\n\ndef centre(X, y):\n"
+                                               "    ctypes.memset(X.ctypes.data, 0, 8)\n    return X, y\n")
+    assert first.error == second.error == "NoAnswer" and first.value is None, (first.error, first.message)
