@@ -4,9 +4,11 @@ Before / after: ``python -m benchmarks.autograde_throughput --copies 20 --jobs 2
 
 Builds two temporary courses holding ``--copies`` submissions of assignment 02's solution:
 one graded by the ``kpcourse`` of the ``--before`` commit (checked out with ``git worktree``
-and put first on ``PYTHONPATH``), one by this checkout. Each is graded with
+in ``benchmarks/_scratch/``, not under ``/tmp``, which the sandbox replaces, and put first on
+``PYTHONPATH``), one by this checkout. Each is graded with
 ``python -m kpcourse.grading autograde --jobs N --no-feedback`` (what ``make autograde`` runs,
-feedback and export left out); the wall time and the time per submission per worker are
+feedback and export left out); the wall time, the test cells that passed (all of them: a run
+whose kernels could not start would look fast) and the time per submission per worker are
 printed side by side, with the machine's load.
 
 Class size: ``python -m benchmarks.autograde_throughput --mixed 200 --jobs 1 2``
@@ -25,6 +27,7 @@ from __future__ import annotations
 import argparse
 import copy
 import importlib.util
+import json
 import os
 import re
 import shutil
@@ -91,7 +94,17 @@ def _grade(course, jobs, pythonpath=None):
     graded = sum(line.startswith("graded ") for line in proc.stdout.splitlines())
     if proc.returncode != 0:
         print(proc.stdout[-3000:], proc.stderr[-3000:], file=sys.stderr)
-    return wall, graded, proc.returncode
+    return wall, graded, proc.returncode, _passed(course)
+
+
+def _passed(course):
+    """``(test cells passed, test cells graded)`` over the autograded submissions: a run that
+    grades fast because nothing ran (a broken checkout) shows here, not as a speed-up."""
+    verdicts = [v for f in Path(course, "autograded").glob(f"*/{ASSIGNMENT}/kpcourse-grading.json")
+                for v in json.loads(f.read_text()).get("verdicts", {}).values()]
+    if verdicts and all(v is not None for v in verdicts):
+        print(f"{course}: no test cell passed, e.g. {str(verdicts[0])[:300]}", file=sys.stderr)
+    return sum(v is None for v in verdicts), len(verdicts)
 
 
 # ------------------------------------------------------------------ class size
@@ -231,7 +244,11 @@ def main(argv=None):
     rows = []
     with tempfile.TemporaryDirectory(prefix="kpcourse-throughput-") as tmp:
         tmp = Path(tmp)
-        before = tmp / "before-code"
+        # not under /tmp: the sandbox mounts a fresh /tmp, which would hide the before code's files
+        scratch = ROOT / "benchmarks" / "_scratch"
+        scratch.mkdir(exist_ok=True)
+        before = Path(tempfile.mkdtemp(prefix="before-code-", dir=scratch))
+        before.rmdir()
         subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", str(before), args.before],
                        check=True, capture_output=True)
         try:
@@ -239,19 +256,20 @@ def main(argv=None):
                                                  ("after (this checkout)", ROOT, None)):
                 course = _course(code_root, tmp / label.split()[0], args.copies)
                 load = os.getloadavg()[0]
-                wall, graded, rc = _grade(course, args.jobs, pythonpath)
-                rows.append((label, wall, graded, rc, load))
+                wall, graded, rc, passed = _grade(course, args.jobs, pythonpath)
+                rows.append((label, wall, graded, rc, load, passed))
         finally:
             subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(before)],
                            capture_output=True)
     print(f"{args.copies} copies of assignment {ASSIGNMENT}'s solution, --jobs {args.jobs}, "
           f"{os.cpu_count()} CPUs\n")
-    print("| design | wall (s) | graded | s per submission per worker | submissions/min | load before |")
-    print("|---|---|---|---|---|---|")
-    for label, wall, graded, rc, load in rows:
+    print("| design | wall (s) | graded | test cells passed | s per submission per worker | submissions/min "
+          "| load before |")
+    print("|---|---|---|---|---|---|---|")
+    for label, wall, graded, rc, load, (passed, cells) in rows:
         per = wall * args.jobs / max(args.copies, 1)
         print(f"| {label} | {wall:.1f} | {graded}/{args.copies}{'' if rc == 0 else ' (exit ' + str(rc) + ')'} "
-              f"| {per:.2f} | {60 * args.copies / wall:.1f} | {load:.1f} |")
+              f"| {passed}/{cells} | {per:.2f} | {60 * args.copies / wall:.1f} | {load:.1f} |")
     if len(rows) == 2:
         print(f"\nratio after/before: {rows[1][1] / rows[0][1]:.2f}x")
     return 0
