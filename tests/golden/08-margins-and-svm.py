@@ -110,6 +110,23 @@ CASES = {
         "expect": {"ex1-averaged-tests-bias": 0, "ex1-averaged-tests-stop": 0},
         "message": "b_avg is the final b: average the bias like alpha",
     },
+    # An honest program the old source policy refused: a local named like a top-level name bound to
+    # the package's perceptron (compared with in an ungraded part), iterated by a comprehension (its
+    # first iterable is the function's own name), and comprehension variables at the top level.
+    "honest-comprehensions": {
+        "replace": {"ex1-averaged": _AVG_LOOP + '''    ref = (alpha * (T + 1) - tau) / T
+    return np.array([a for a in ref]), float((b * (T + 1) - tau_b) / T)
+
+
+try:  # the package's own averaged perceptron, to compare mine with (absent while grading)
+    from kpcourse.perceptron import KernelPerceptron
+    ref = KernelPerceptron(kernel="precomputed", mode="averaged")
+except ImportError:
+    ref = None
+sizes = [len(ref) for ref in ([1.0], [2.0, 3.0])]
+'''},
+        "expect": {},
+    },
     # Exercise 1: the package's averaged perceptron instead of the timestamp trick.
     "reference-call": {
         "replace": {"ex1-averaged": '''from kpcourse.perceptron import KernelPerceptron
