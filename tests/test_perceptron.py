@@ -438,3 +438,38 @@ def test_torch_path_runs_on_cpu_with_identical_alpha(source):
     for c in range(3):
         alpha, _ = _loop(K32.astype(float), Y[:, c], orders=_orders(80, 6, 4))
         np.testing.assert_array_equal(r.alpha[c], alpha)
+
+
+@pytest.mark.parametrize("make", [
+    lambda X, y: (X, y),  # plain: checked directly
+    lambda X, y: (X.tolist(), y),  # a list: validate_data converts it
+    lambda X, y: (X.astype(np.float32), y),  # another dtype: validate_data converts it
+    lambda X, y: (np.asfortranarray(X), y.astype(np.int8)),
+])
+def test_plain_inputs_are_validated_as_validate_data_would(make):
+    """The fast path for plain arrays gives what scikit-learn's validate_data gives, attributes included."""
+    from sklearn.utils.validation import validate_data
+
+    from kpcourse.perceptron._common import fit_labels
+
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(20, 3)), rng.choice([0, 1, 2], size=20)
+    Xa, ya = make(X, y)
+    mine, theirs = KernelPerceptron(), KernelPerceptron()
+    mine.feature_names_in_ = np.array(["stale"])  # from an earlier fit on a DataFrame
+    got, _, classes = fit_labels(mine, Xa, ya, dtype=np.float64)
+    want, want_y = validate_data(theirs, Xa, ya, dtype=np.float64)
+    np.testing.assert_array_equal(got, want)
+    assert got.dtype == want.dtype and mine.n_features_in_ == theirs.n_features_in_ == 3
+    assert not hasattr(mine, "feature_names_in_")
+    np.testing.assert_array_equal(classes, np.unique(want_y))
+
+
+@pytest.mark.parametrize("X, y, match", [
+    (np.array([[0.0, np.nan], [1.0, 2.0]]), np.array([0, 1]), "NaN"),
+    (np.ones((3, 2)), np.array([0, 1]), "inconsistent numbers of samples"),
+    (np.ones((2, 0)), np.array([0, 1]), "0 feature"),
+])
+def test_inputs_that_are_not_plain_get_scikit_learns_message(X, y, match):
+    with pytest.raises(ValueError, match=match):
+        KernelPerceptron().fit(X, y)

@@ -25,9 +25,20 @@ class Orders:
         return self.orders[epoch]
 
 
-def fit_labels(estimator, X, y, **kw):
-    """Validate (X, y) the scikit-learn way; return X, ±1 targets (n, C) and classes."""
-    X, y = validate_data(estimator, X, y, **kw)
+def fit_labels(estimator, X, y, dtype="numeric"):
+    """Validate (X, y) the scikit-learn way; return X, ±1 targets (n, C) and classes.
+
+    Arrays that ``validate_data`` would hand back as they are (a finite 2-D array of an
+    accepted dtype, 1-D integer, bool or string labels of the same length) are checked
+    here directly, in microseconds instead of a millisecond, with the same fitted
+    attributes; anything else goes through ``validate_data``, which says what is wrong.
+    """
+    if _plain(X, y, dtype):
+        estimator.n_features_in_ = X.shape[1]
+        if hasattr(estimator, "feature_names_in_"):
+            del estimator.feature_names_in_
+    else:
+        X, y = validate_data(estimator, X, y, dtype=dtype)
     if y.dtype.kind not in "biuUS":  # 1-D integer, bool or string labels are always classes
         check_classification_targets(y)
     classes = np.unique(y)
@@ -41,6 +52,14 @@ def fit_labels(estimator, X, y, **kw):
     else:
         Y = np.where(y[:, None] == classes[None, :], 1.0, -1.0)
     return X, Y, classes
+
+
+def _plain(X, y, dtype):
+    """Whether ``validate_data(X, y, dtype=dtype)`` would return X and y unchanged, without a warning."""
+    dtypes = (np.float64, np.float32) if isinstance(dtype, str) else dtype if isinstance(dtype, tuple) else (dtype,)
+    return (type(X) is np.ndarray and type(y) is np.ndarray and X.ndim == 2 and y.ndim == 1
+            and X.shape[0] == y.shape[0] >= 1 and X.shape[1] >= 1 and X.dtype in dtypes
+            and y.dtype.kind in "biuUS" and bool(np.isfinite(X).all()))
 
 
 def check_common(est):
