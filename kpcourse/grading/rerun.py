@@ -21,7 +21,9 @@ before the test cell), then
   into the sandbox's read-only ``in/`` folder. NumPy refuses to write to it or to make it
   writable, its pages cannot be written, and the file cannot be opened for writing: a
   function that changes its inputs fails there, whatever the kernel said. The answers are
-  saved as ``out/answers.json``.
+  saved as ``out/answers.json``. (What this cannot see: a function written to copy inputs it
+  cannot write and to write to those it can, with the kernel's comparison forged too. That
+  takes knowing exactly what changing an input means; it earns one cell's "inputs unchanged".)
 
 Only then do the student's cells before the test cell run (each under the per-cell time
 limit), and the calls. The sandbox is fresh (no file of the notebook's own run), and what
@@ -302,7 +304,7 @@ def main(argv=None):
         resource.setrlimit(resource.RLIMIT_DATA, (limit, limit))
         resource.setrlimit(resource.RLIMIT_NPROC, (0, 0))  # no process of its own with a fresh allowance
     write_status = (out / "status.json").write_text  # bound now, for what follows the student's code
-    write_answers = (out / "answers.json").write_text
+    write_answers, dumps = (out / "answers.json").write_text, json.dumps
     signal.signal(signal.SIGALRM, signal.default_int_handler)  # a cell past its time: KeyboardInterrupt
     with capture_output():
         for source in spec["cells"]:  # the student's cells (whatever they do stays within the limits)
@@ -314,7 +316,7 @@ def main(argv=None):
         with capture_output():
             answers = [call(ns.get(c.function), c, ns, time_limit=spec["time_limit"], private=False).to_data()
                        for c in calls]
-        write_answers(json.dumps(answers, allow_nan=True))
+        write_answers(dumps(answers, allow_nan=True))
         write_status("{}")
         sys.stdout.flush()
         os._exit(0)
