@@ -73,12 +73,10 @@ def test_the_instructors_cells_run_first_the_students_after():
     nb = _notebook("x = 1", "y = 2")
     nb.cells.insert(2, nbformat.v4.new_code_cell("import math"))
     nb.cells[2].metadata["nbgrader"] = {"grade_id": "more-setup", "locked": True}
-    setup, student = rerun._cells_before(nb, "tests", {"setup", "more-setup", "tests"},
-                                          lambda c: c.metadata["nbgrader"].get("points"))
+    setup, student = rerun._cells_before(nb, "tests", {"setup", "more-setup", "tests"})
     assert (setup, student) == (["import numpy as np", "import math"], ["x = 1", "y = 2"])
     # a cell the notebook's own run stopped (past its time) is left out here too
-    assert rerun._cells_before(nb, "tests", {"setup", "more-setup", "tests"},
-                               lambda c: c.metadata["nbgrader"].get("points"), skip={1})[1] == ["y = 2"]
+    assert rerun._cells_before(nb, "tests", {"setup", "more-setup", "tests"}, skip={1})[1] == ["y = 2"]
 
 
 def test_a_tiled_function_fits_an_untiled_one_does_not(bwrap, tmp_path):

@@ -423,7 +423,8 @@ def call(func, call_, functions=None, *, time_limit=10.0, private=True):
     """Run ``func`` on private copies of ``call_``'s arguments: the one way to call student code.
 
     ``Ref`` arguments are looked up in ``functions`` (name -> callable). ``private=False``
-    passes the arguments themselves (the grader's read-only inputs, :mod:`kpcourse.grading.rerun`).
+    passes the arguments themselves, uncopied and not compared afterwards (the grader's own
+    runs, :mod:`kpcourse.grading.rerun`: read-only inputs, or a call under a memory limit).
     Returns an :class:`Answer`; never raises for an ``Exception`` of the student's code.
     """
     functions = functions or {}
@@ -435,7 +436,7 @@ def call(func, call_, functions=None, *, time_limit=10.0, private=True):
 
     args = [resolve(a) for a in call_.args]
     kwargs = {k: resolve(v) for k, v in call_.kwargs.items()}
-    before = ([_copy(a) for a in args], {k: _copy(v) for k, v in kwargs.items()})
+    before = ([_copy(a) for a in args], {k: _copy(v) for k, v in kwargs.items()}) if private else None
     if func is None:
         return Answer(call_, error="NameError", message="missing")
     peak = None
@@ -447,6 +448,8 @@ def call(func, call_, functions=None, *, time_limit=10.0, private=True):
         return Answer(call_, error="TimeUp", message=f"{time_limit:g}")
     except Exception as exc:  # noqa: BLE001 - the student's error is the answer
         return Answer(call_, error=type(exc).__name__, message=str(exc)[:300])
+    if before is None:
+        return Answer(call_, value, peak_bytes=peak)
     mutated = [i for i, (a, b) in enumerate(zip(args, before[0], strict=True)) if _changed(a, b)]
     mutated += [k for k in kwargs if _changed(kwargs[k], before[1][k])]
     return Answer(call_, value, mutated=mutated, peak_bytes=peak)

@@ -13,7 +13,8 @@ is reset between them.
 What this cannot show, and ``make autograde`` must be used for: the sandbox (files,
 processes, network), kernel restarts after a loop that ignores the interrupt, custom
 exception handlers, nbgrader putting back locked cells and turning outputs into points,
-memory measured under the kernel's limit (:mod:`.memory`; here: ``tracemalloc``).
+the grader's own runs of calls under the kernel's memory limit or on read-only inputs
+(:mod:`.rerun`; here: ``tracemalloc`` and a comparison after the call, as in the kernel).
 
 ``judge(source_dir, {name: notebook}, timeout)`` returns, per notebook, the verdict of
 each test cell (``None`` = passed, else the message) and the cells' printed text.

@@ -120,14 +120,14 @@ def rerun(nb, cells, locked, source_dir, timeout, limits=None, allowed=None, tes
     import numpy as np
 
     from kpcourse.grading.sandbox import run_python
-    from kpcourse.grading.spec import is_test_cell, released_files
+    from kpcourse.grading.spec import released_files
 
     out = {}
     for run in planned(cells):
         if test is not None and run.test != test:
             continue
         calls = [cells[run.gid].tests[run.test].calls[j] for j in run.calls]
-        setup, student = _cells_before(nb, run.gid, locked, is_test_cell, skip)
+        setup, student = _cells_before(nb, run.gid, locked, skip)
         spec = {"setup": setup, "cells": student, "calls": [c.to_data() for c in calls],
                 "time_limit": cells[run.gid].tests[run.test].time_limit, "memory_limit": run.memory_limit}
         work = Path(tempfile.mkdtemp(prefix="kpcourse-rerun-"))
@@ -163,13 +163,15 @@ def _arrays(call_):
     return [(key, v) for key, v in pairs if isinstance(v, np.ndarray) and v.dtype.kind in "biufc"]
 
 
-def _cells_before(nb, gid, locked, is_test_cell, skip=()):
+def _cells_before(nb, gid, locked, skip=()):
     """The instructor's (locked) code cells before test cell ``gid``, and the student's.
 
     The instructor's run first, before any of the student's (so none of them can run
     student code: ballast allocated before the limit is set and freed during the call);
     one that needs a student's function fails there, harmlessly.
     """
+    from kpcourse.grading.spec import is_test_cell
+
     setup, student = [], []
     for i, cell in enumerate(nb.cells):
         md = cell.metadata.get("nbgrader", {})
@@ -195,6 +197,14 @@ def _status(work, ran):
     return {"error": "NoAnswer", "message": f"the grader's own run of it gave no answer ({why})"}
 
 
+def _error(call_, status, limited=False):
+    """The :class:`Answer` of a run whose ``status`` names an error (the student's, or none came back)."""
+    from kpcourse.checks._core import Answer
+
+    return Answer(call_, error=str(status["error"])[:100], message=str(status.get("message", ""))[:300],
+                  limited=limited)
+
+
 def _answers(calls, work, ran, answer_bytes):
     """The answers of a run with read-only inputs; a write to an input is named as a change of it."""
     from kpcourse.checks._core import Answer
@@ -202,8 +212,7 @@ def _answers(calls, work, ran, answer_bytes):
 
     status = _status(work, ran)
     if status.get("error"):
-        return [Answer(c, error=str(status["error"])[:100], message=str(status.get("message", ""))[:300])
-                for c in calls]
+        return [_error(c, status) for c in calls]
     data = read_untrusted(work, ("out", "answers.json"), answer_bytes)
     try:
         raw = json.loads(data) if data is not None else None
@@ -233,8 +242,7 @@ def _measured_answer(call_, work, ran):
                       message=f"it needed more memory than the grader allows this call ({allowance}): "
                               "keep every temporary within max_memory")
     if status.get("error"):
-        return Answer(call_, error=str(status["error"])[:100], message=str(status.get("message", ""))[:300],
-                      limited=True)
+        return _error(call_, status, limited=True)
     data = read_untrusted(work, ("out", "value.npy"), int(call_.memory_limit) + 4096)
     try:
         value = np.load(io.BytesIO(data), allow_pickle=False) if data is not None else None
@@ -277,7 +285,7 @@ def main(argv=None):
     from IPython.utils.capture import capture_output
     from traitlets.config import Config
 
-    from kpcourse.checks._core import Call, Ref, call
+    from kpcourse.checks._core import Call, call
 
     out, spec_path = Path(args.out), Path(args.spec)
     spec = json.loads(spec_path.read_text())
@@ -312,40 +320,27 @@ def main(argv=None):
             shell.run_cell(source, store_history=False)
             signal.alarm(0)
     ns = shell.user_ns
-    if not measured:  # the one way to call a student's function, on these very (read-only) arguments
-        with capture_output():
-            answers = [call(ns.get(c.function), c, ns, time_limit=spec["time_limit"], private=False).to_data()
-                       for c in calls]
-        write_answers(dumps(answers, allow_nan=True))
+    for c in calls:  # measured here by the limit, never by tracemalloc (its own memory would count)
+        c.measure_memory = False
+    with capture_output():  # the one way to call a student's function, on these very arguments
+        answers = [call(ns.get(c.function), c, ns, time_limit=spec["time_limit"], private=False) for c in calls]
+    if not measured:
+        write_answers(dumps([a.to_data() for a in answers], allow_nan=True))
         write_status("{}")
-        sys.stdout.flush()
-        os._exit(0)
-    call_ = calls[0]
-    args_ = [ns.get(a.name) if isinstance(a, Ref) else a for a in call_.args]
-    kwargs = {k: ns.get(v.name) if isinstance(v, Ref) else v for k, v in call_.kwargs.items()}
-    status = {}
-    signal.alarm(max(1, int(spec["time_limit"])))
-    try:
-        with capture_output():
-            value = ns[call_.function](*args_, **kwargs)
-        signal.alarm(0)
-        if not (isinstance(value, np.ndarray) and value.dtype.kind in "fiu"):
+    else:
+        answer, status = answers[0], {}
+        if answer.error is not None:
+            status = {"error": answer.error, "message": answer.message}
+        elif not (isinstance(answer.value, np.ndarray) and answer.value.dtype.kind in "fiu"):
             status = {"error": "TypeError", "message": "the measured call must return a NumPy array of numbers"}
-        else:  # written as it is, in chunks when not contiguous: no copy of it under the limit
-            np.save(out / "value.npy", value, allow_pickle=False)
-    except MemoryError:
-        status = {"error": "MemoryError"}
-    except KeyboardInterrupt:
-        status = {"error": "TimeUp", "message": f"{spec['time_limit']:g}"}
-    except KeyError:
-        status = {"error": "NameError", "message": "missing"}
-    except Exception as exc:  # noqa: BLE001 - the student's error is the answer
-        status = {"error": type(exc).__name__, "message": str(exc)[:300]}
-    finally:
-        signal.alarm(0)
-    write_status(json.dumps(status))
+        else:
+            try:  # written as it is, in chunks when not contiguous: no copy of it under the limit
+                np.save(out / "value.npy", answer.value, allow_pickle=False)
+            except MemoryError:
+                status = {"error": "MemoryError"}
+        write_status(dumps(status))
     sys.stdout.flush()
-    os._exit(0)  # no interpreter shutdown under the limit
+    os._exit(0)  # no interpreter shutdown (under the limit, or after the student's code)
 
 
 if __name__ == "__main__":

@@ -127,8 +127,6 @@ class TrustedExecute(NbGraderPreprocessor):
         workdir = Path(tempfile.mkdtemp(prefix="kpcourse-sandbox-"))
         try:
             result = self._run(nb, cells, workdir, source_dir, limits, allowed)
-            stuck = {i for i, outs in result["outputs"].items()  # left out of the grader's own runs too
-                     if any(o.get("ename") in ("CellTimeoutError", "DeadKernelError") for o in outs)}
             verdicts = {}
             for index, cell in enumerate(nb.cells):
                 if cell.cell_type != "code":
@@ -139,7 +137,7 @@ class TrustedExecute(NbGraderPreprocessor):
                     def again(i, gid=gid):  # a test passed on the kernel's word: now on the grader's own run
                         return {j: a for (_, _, j), a in rerun.rerun(
                             nb, {gid: cells[gid]}, locked, source_dir, self.timeout, limits, allowed, test=i,
-                            answer_bytes=cells[gid].answer_bytes or limits.answer_bytes, skip=stuck).items()}
+                            answer_bytes=cells[gid].answer_bytes or limits.answer_bytes, skip=result["stuck"]).items()}
                     problem = verdict(cells[gid], program, forbidden, workdir / "answers" / f"{gid}.json",
                                       result["outputs"].get(index, []), log=self.log,
                                       answer_bytes=limits.answer_bytes, stopped=result["stopped"], again=again)
@@ -172,7 +170,7 @@ class TrustedExecute(NbGraderPreprocessor):
         n_code = sum(c.cell_type == "code" for c in nb.cells)
         result = sandbox.run_notebook("notebook.ipynb", workdir, self.timeout,
                                       budget=self.timeout * (n_code + 4) + 60, limits=limits, allowed=allowed)
-        result.update(outputs={}, timed_out=[], restarted=False, limits_hit=[], stopped=None)
+        result.update(outputs={}, timed_out=[], stuck=[], restarted=False, limits_hit=[], stopped=None)
         if result.get("limit"):
             result["limits_hit"].append(result["limit"])
             memory = result["limit"] == "memory"
@@ -198,6 +196,8 @@ class TrustedExecute(NbGraderPreprocessor):
                     result["limits_hit"] += limits_hit(outs)
                     if any(o.get("ename") == "CellTimeoutError" for o in outs):
                         result["timed_out"].append(i)
+                    if any(o.get("ename") in ("CellTimeoutError", "DeadKernelError") for o in outs):
+                        result["stuck"].append(i)  # stopped there: left out of the grader's own runs too
                     if any(o.get("ename") in ("CellTimeoutError", "DeadKernelError") and
                            "restarted" in str(o.get("evalue")) for o in outs):
                         result["restarted"] = True

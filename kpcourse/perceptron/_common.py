@@ -56,7 +56,10 @@ def fit_labels(estimator, X, y, dtype="numeric"):
 
 def _plain(X, y, dtype):
     """Whether ``validate_data(X, y, dtype=dtype)`` would return X and y unchanged, without a warning."""
-    dtypes = (np.float64, np.float32) if isinstance(dtype, str) else dtype if isinstance(dtype, tuple) else (dtype,)
+    if isinstance(dtype, str):  # "numeric": floats are kept as they are (other kinds go through validate_data)
+        dtypes = (np.float64, np.float32)
+    else:
+        dtypes = dtype if isinstance(dtype, tuple) else (dtype,)
     return (type(X) is np.ndarray and type(y) is np.ndarray and X.ndim == 2 and y.ndim == 1
             and X.shape[0] == y.shape[0] >= 1 and X.shape[1] >= 1 and X.dtype in dtypes
             and y.dtype.kind in "biuUS" and bool(np.isfinite(X).all()))

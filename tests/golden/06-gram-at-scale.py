@@ -50,6 +50,9 @@ _TRAIN_TAIL = '''        if mistakes == 0:
 _BIAS_IN_K = '''                F += y[i] * K[:, i]
 '''
 
+# the bias folded into K in place (the caller's K changes), the decision values moved by that K
+_TRAIN_IN_PLACE = _TRAIN_HEAD.replace("    alpha, b, F", "    K += 1.0\n    alpha, b, F") + _BIAS_IN_K + _TRAIN_TAIL
+
 _UNTILED = '''    xx, zz = (X * X).sum(axis=1), (Z * Z).sum(axis=1)
     d2 = xx[:, None] - 2 * X @ Z.T + zz[None, :]
     return np.exp(-np.maximum(d2, 0) / (2 * sigma ** 2))
@@ -114,8 +117,7 @@ tracemalloc.get_traced_memory = lambda: (0, 0)
     },
     # The bias folded into K in place (K += 1): right counts, but the caller's K has changed.
     "bias-into-K-in-place": {
-        "replace": {"ex2-incremental": _TRAIN_HEAD.replace("    alpha, b, F", "    K += 1.0\n    alpha, b, F")
-                    + _BIAS_IN_K + _TRAIN_TAIL},
+        "replace": {"ex2-incremental": _TRAIN_IN_PLACE},
         "expect": {"ex2-incremental-tests-counts": 2, "ex2-incremental-tests-bias": 2,
                    "ex2-incremental-tests-first": 0},
         "message": "train_incremental changed the K or y passed in",
@@ -124,8 +126,7 @@ tracemalloc.get_traced_memory = lambda: (0, 0)
     # "unchanged"): the visible test passes, the hidden one is the grader's own run on read-only
     # inputs (kpcourse.grading.rerun), where K += 1 cannot write. Through a real autograde.
     "forge-pure": {
-        "replace": {"ex2-incremental": "np.array_equal = lambda *args, **kwargs: True\n\n\n" +
-                    _TRAIN_HEAD.replace("    alpha, b, F", "    K += 1.0\n    alpha, b, F") + _BIAS_IN_K + _TRAIN_TAIL},
+        "replace": {"ex2-incremental": "np.array_equal = lambda *args, **kwargs: True\n\n\n" + _TRAIN_IN_PLACE},
         "expect": {"ex2-incremental-tests-counts": 2, "ex2-incremental-tests-bias": 2,
                    "ex2-incremental-tests-first": 0},
         "message": "train_incremental changed the K or y passed in",
@@ -133,8 +134,7 @@ tracemalloc.get_traced_memory = lambda: (0, 0)
     },
     # The decision values move by the kernel column but not by the bias step.
     "no-bias-in-F": {
-        "replace": {"ex2-incremental": _TRAIN_HEAD + '''                F += y[i] * K[:, i]
-''' + _TRAIN_TAIL},
+        "replace": {"ex2-incremental": _TRAIN_HEAD + _BIAS_IN_K + _TRAIN_TAIL},
         "expect": {"ex2-incremental-tests-counts": 2, "ex2-incremental-tests-bias": 0,
                    "ex2-incremental-tests-first": 1},
         "message": "your decision values ignore the bias",
