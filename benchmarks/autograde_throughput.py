@@ -39,6 +39,8 @@ from pathlib import Path
 
 import nbformat
 
+from kpcourse.grading.paths import copy_source
+
 ROOT = Path(__file__).resolve().parents[1]
 ASSIGNMENT = "02-perceptron-by-hand"
 #: Weights of the kinds of submission in the class-size mix (out of 40): most students hand in a
@@ -68,8 +70,8 @@ def _solution_notebook(root):
 
 def _course(code_root, work, copies):
     course = work / "course"
-    for sub in ("source", "release"):
-        shutil.copytree(code_root / sub / ASSIGNMENT, course / sub / ASSIGNMENT)
+    copy_source(code_root, course, ASSIGNMENT)  # with the references the graders share
+    shutil.copytree(code_root / "release" / ASSIGNMENT, course / "release" / ASSIGNMENT)
     shutil.copy2(code_root / "nbgrader_config.py", course / "nbgrader_config.py")
     nb = _solution_notebook(code_root)
     for i in range(copies):

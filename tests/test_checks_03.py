@@ -86,13 +86,13 @@ def test_the_quiz_facts():
     """The real quiz: with its own bias the dual run gives the quiz's graded weights."""
     X, y = quiz_points()
     Z = quiz_transform(X)[:, :2]
-    alpha, b = GRADER.dual(Z @ Z.T, y, 100, 1.0)
-    np.testing.assert_array_equal(alpha, GRADER.QUIZ_ALPHA)
-    assert b == GRADER.QUIZ_B == 2.0
+    alpha, b = GRADER.dual_perceptron(Z @ Z.T, y, 100, 1.0)
+    np.testing.assert_array_equal(alpha, checks.QUIZ_ALPHA)
+    assert b == checks.QUIZ_B == 2.0
     np.testing.assert_allclose((alpha * y) @ Z, [-1.26035052, -1.21318978], rtol=0, atol=1e-8)
     # the quiz's own recipe: constant-1 column, no bias, same counts
     Zc = quiz_transform(X)
-    alpha_c, b_c = GRADER.dual(Zc @ Zc.T, y, 100, 1.0, bias=False)
+    alpha_c, b_c = GRADER.dual_perceptron(Zc @ Zc.T, y, 100, 1.0, bias=False)
     np.testing.assert_array_equal(alpha_c, alpha)
     np.testing.assert_allclose((alpha_c * y) @ Zc, [-1.26035052, -1.21318978, 2.0], rtol=0, atol=1e-8)
     assert np.array_equal(checks.QUIZ[2], Z @ Z.T)
@@ -112,7 +112,7 @@ def _problems():
 def test_dual_reference_is_the_package_kernel_perceptron(k):
     K, y, E = list(_problems())[k]
     kp = KernelPerceptron(kernel="precomputed", shuffle=False, max_epochs=E, device="cpu").fit(K, y)
-    alpha, b = GRADER.dual(K, y, E, 1.0)
+    alpha, b = GRADER.dual_perceptron(K, y, E, 1.0)
     np.testing.assert_array_equal(alpha, kp.alpha_)
     assert b == pytest.approx(kp.intercept_)
 
@@ -122,7 +122,7 @@ def test_perceptron_alpha_is_the_dual_run(seed):
     X, y = random_separable(25, 3, random_state=seed)
     for lr in (0.5, 1.0):
         clf = Perceptron(learning_rate=lr).fit(X, y)
-        alpha, b = GRADER.dual(X @ X.T, y, 100, lr)
+        alpha, b = GRADER.dual_perceptron(X @ X.T, y, 100, lr)
         np.testing.assert_array_equal(alpha, clf.alpha_)
         assert b == pytest.approx(clf.intercept_)
         np.testing.assert_allclose(lr * (alpha * y) @ X, clf.coef_)
@@ -158,12 +158,12 @@ def make_dual(*, raises=True, step="one", **flags):
         if raises and K.shape != (len(y), len(y)):
             raise ValueError("K must be square")
         if step == "lr":  # alpha += learning_rate
-            alpha, b = GRADER.dual(K, y, max_epochs, learning_rate, **flags)
+            alpha, b = GRADER.dual_perceptron(K, y, max_epochs, learning_rate, **flags)
             return alpha * learning_rate, b
         if step == "y":  # alpha += y_i
-            alpha, b = GRADER.dual(K, y, max_epochs, learning_rate, **flags)
+            alpha, b = GRADER.dual_perceptron(K, y, max_epochs, learning_rate, **flags)
             return alpha * y, b
-        return GRADER.dual(K, y, max_epochs, learning_rate, step=step, **flags)
+        return GRADER.dual_perceptron(K, y, max_epochs, learning_rate, step=step, **flags)
     return wrong
 
 

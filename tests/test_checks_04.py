@@ -198,9 +198,9 @@ def test_grader_references_are_the_package_ones(seed):
         np.testing.assert_array_equal(alpha, ref.alpha_)
         assert b == ref.intercept_
         new = np.random.default_rng(seed).uniform(-2, 2, size=(30, 2))
-        np.testing.assert_array_equal(GRADER.kernel_predict(X, y, alpha, b, new), ref.predict(new))
+        np.testing.assert_array_equal(GRADER.kernel_perceptron_predict(X, y, alpha, b, new), ref.predict(new))
     A = np.random.default_rng(seed).normal(size=(20, 2))
-    np.testing.assert_allclose(GRADER.quadratic(A), kernels.quadratic_features(A))
+    np.testing.assert_allclose(GRADER.phi(A), kernels.quadratic_features(A))
     for d in (1, 2, 10, 784):
         for n in (1, 2, 3, 5):
             assert GRADER.count(d, n) == kernels.n_polynomial_features(d, n)

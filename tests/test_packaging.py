@@ -1,5 +1,6 @@
 """Setup files agree with each other; importing kpcourse has no side effects."""
 
+import ast
 import re
 import subprocess
 import sys
@@ -104,6 +105,15 @@ def test_no_import_cycles_in_the_package():
 def test_students_package_holds_no_grader_file():
     """Hidden tests and references live beside the source notebooks, never in kpcourse/."""
     assert not list((ROOT / "kpcourse").rglob("grader.py"))
+    # the references the graders share stay beside them (source/references.py), never in the package
+    def bodies(path):
+        return {ast.dump(ast.Module(n.body, [])): n.name for n in ast.walk(ast.parse(path.read_text()))
+                if isinstance(n, ast.FunctionDef)}
+
+    shared = bodies(ROOT / "source" / "references.py")
+    for module in (ROOT / "kpcourse").rglob("*.py"):
+        copied = [shared[b] for b in set(shared) & set(bodies(module))]
+        assert not copied, f"{module} holds the graders' shared references {sorted(copied)}"
     for lesson in (ROOT / "kpcourse" / "checks").glob("lesson*.py"):
         text = lesson.read_text()
         assert "kpcourse.perceptron" not in text and "from kpcourse import perceptron" not in text, lesson

@@ -87,6 +87,7 @@ import pytest
 
 from kpcourse import grading
 from kpcourse.grading import local
+from kpcourse.grading.paths import copy_source
 
 ROOT = Path(__file__).resolve().parents[1]
 GOLDEN = Path(__file__).parent / "golden"
@@ -478,9 +479,9 @@ def generic_cases(a: Assignment):
 def course(tmp_path_factory):
     """A course directory with every golden submission autograded."""
     root = tmp_path_factory.mktemp("course")
-    for name in ("source", "release"):
-        for a in ASSIGNMENTS:
-            shutil.copytree(ROOT / name / a, root / name / a)
+    for a in ASSIGNMENTS:
+        copy_source(ROOT, root, a)
+        shutil.copytree(ROOT / "release" / a, root / "release" / a)
     shutil.copy2(ROOT / "nbgrader_config.py", root / "nbgrader_config.py")
     regenerated = root / "regenerated"
     # 1. regenerate the release where the committed one can be compared (one nbgrader process
@@ -488,7 +489,7 @@ def course(tmp_path_factory):
     (root / "fresh").mkdir()
     shutil.copy2(ROOT / "nbgrader_config.py", root / "fresh" / "nbgrader_config.py")
     for a in ASSIGNMENTS:
-        shutil.copytree(ROOT / "source" / a, root / "fresh" / "source" / a)
+        copy_source(ROOT, root / "fresh", a)
     beside = ThreadPoolExecutor(max_workers=2)  # the release, and the local judging below
     released = beside.submit(grading.release, root / "fresh")
 

@@ -24,6 +24,7 @@ import nbformat
 import pytest
 
 from kpcourse.grading import autograding, commands, course, report
+from kpcourse.grading.paths import copy_source
 from kpcourse.grading.progress import Progress, format_progress
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -253,8 +254,8 @@ def graded(tmp_path_factory):
     """Five golden submissions of assignment 02, autograded (no feedback), then reported."""
     pipe = _pipeline()
     root = tmp_path_factory.mktemp("course")
-    for name in ("source", "release"):
-        shutil.copytree(ROOT / name / A, root / name / A)
+    copy_source(ROOT, root, A)
+    shutil.copytree(ROOT / "release" / A, root / "release" / A)
     shutil.copy2(ROOT / "nbgrader_config.py", root / "nbgrader_config.py")
     a = pipe.Assignment(A, root)
     cases = pipe.generic_cases(a)

@@ -125,11 +125,7 @@ def check_close(value, reference, name, *, hint=None, rtol=1e-7, atol=1e-9):
     """Check ``value`` against ``reference`` up to a tolerance, never showing the reference."""
     __tracebackhide__ = True
     ref = np.asarray(reference, dtype=float)
-    check_shape(value, ref.shape, name)
-    try:
-        arr = np.asarray(value, dtype=float)
-    except (TypeError, ValueError):
-        raise AssertionError(f"{name} should be numbers, got {_type_name(value)}: {fmt(value)}") from None
+    arr = as_numbers(value, ref.shape, name)
     if not np.all(np.isfinite(arr)):
         raise AssertionError(f"{name} contains NaN or infinite values: {fmt(arr)}")
     bad = ~np.isclose(arr, ref, rtol=rtol, atol=atol)

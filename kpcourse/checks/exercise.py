@@ -26,9 +26,8 @@ import numpy as np
 
 from kpcourse.checks._core import (
     Call,
-    Opaque,
-    Ref,
     Test,
+    _type_name,
     check_close,
     check_labels,
     check_loop_free,
@@ -216,13 +215,11 @@ def comparison(name):
 
 @comparison("close")
 def _close(value, expected, name, check, probe, answer):
-    __tracebackhide__ = True
     check_close(value, expected, name, rtol=check.rtol, atol=check.atol)
 
 
 @comparison("labels")
 def _labels(value, expected, name, check, probe, answer):
-    __tracebackhide__ = True
     exp = np.asarray(expected)
     check_labels(value, len(exp), name)
     arr = np.asarray(value)
@@ -237,11 +234,9 @@ def _none(value, expected, name, check, probe, answer):
 
 @comparison("shape")
 def _shape(value, expected, name, check, probe, answer):
-    __tracebackhide__ = True
     if not isinstance(value, np.ndarray) or value.shape != np.shape(expected):
-        kind = value.type_name if isinstance(value, Opaque) else type(value).__name__
-        raise AssertionError(f"{name} should return an ndarray of shape {np.shape(expected)}, got {kind} of "
-                             f"shape {_shape_of(value)}")
+        raise AssertionError(f"{name} should return an ndarray of shape {np.shape(expected)}, got "
+                             f"{_type_name(value)} of shape {_shape_of(value)}")
 
 
 def _shape_of(value):
@@ -254,14 +249,12 @@ def _shape_of(value):
 @comparison("number")
 def _number(value, expected, name, check, probe, answer):
     """One number (not an array, a bool or a string), close to the expected one."""
-    __tracebackhide__ = True
     check_close(one_number(value, name), expected, name, rtol=check.rtol, atol=check.atol)
 
 
 @comparison("at_zero")
 def _at_zero(value, expected, name, check, probe, answer):
     """Labels, of which only entry ``check.options["zero_at"]`` (a score of exactly 0) is judged here."""
-    __tracebackhide__ = True
     check_shape(value, np.shape(expected), name)
     z = float(np.asarray(value, dtype=float)[check.options["zero_at"]])
     if z == 0:
@@ -272,7 +265,6 @@ def _at_zero(value, expected, name, check, probe, answer):
 
 @comparison("exact")
 def _exact(value, expected, name, check, probe, answer):
-    __tracebackhide__ = True
     exp = np.asarray(expected)
     check_shape(value, exp.shape, name)
     if not np.array_equal(np.asarray(value), exp):
@@ -310,7 +302,7 @@ def judge(exercise, check, answers, expected, mistaken, *, hidden=False, probes=
     fname, problems = exercise.function, []
     for i, (answer, exp, _) in enumerate(zip(answers, expected, mistaken, strict=True)):  # lengths checked
         probe = probes[i]
-        label = check.hidden_label if hidden else (probe.label or _call_text(fname, probe))
+        label = check.hidden_label if hidden else (probe.label or probe.call(fname).text())
         if probe.raises:
             problems.append(problem(expect_raises, answer, probe.raises, probe.why))
             continue
@@ -398,8 +390,7 @@ def _typed(check, value, name):
     if check.types and not isinstance(value, check.types) or isinstance(value, (bool, np.bool_)) and \
             check.types and bool not in check.types:
         wanted = " or ".join(t.__name__ for t in check.types)
-        kind = value.type_name if isinstance(value, Opaque) else type(value).__name__
-        return f"{name} should be a {wanted}, got {kind}: {fmt(value)}"
+        return f"{name} should be a {wanted}, got {_type_name(value)}: {fmt(value)}"
     return None
 
 
@@ -410,12 +401,6 @@ def _project(check, value):
     if isinstance(check.part, int):
         return value[check.part]
     return tuple(value[p] for p in check.part)
-
-
-def _call_text(fname, probe):
-    parts = [a.name if isinstance(a, Ref) else fmt(a) for a in probe.args]
-    parts += [f"{k}={v.name if isinstance(v, Ref) else fmt(v)}" for k, v in probe.kwargs.items()]
-    return f"{fname}({', '.join(parts)})"
 
 
 # ---------------------------------------------------------------------- lesson

@@ -1,17 +1,10 @@
-"""Checks of assignment 01 (similarity and exemplars): cosine, shared words, 1-NN.
-
-Declared once (:mod:`kpcourse.checks.exercise`): each exercise's probes, how its answers
-are compared and its named mistakes. The expected outputs and the outputs of the
-mistakes are data (``data/lesson01.json``, written from the grader's references); no
-cosine formula, word count or nearest-neighbour rule lives here. In the notebook:
-``checks.lesson01.test("ex1-cosine-tests-values", cosine_similarity)``.
-"""
+"""Checks of assignment 01 (similarity and exemplars): cosine, shared words, 1-NN."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from kpcourse.checks._core import Opaque, fmt
+from kpcourse.checks._core import _type_name, fmt
 from kpcourse.checks.exercise import Check, Exercise, Lesson, Probe, comparison
 
 __all__ = ["LESSON", "test"]
@@ -39,7 +32,6 @@ BOOKS = ["moby_dick", "pride_and_prejudice", "moby_dick"]
 @comparison("zero_rows")
 def _zero_rows(value, expected, name, check, probe, answer):
     """A row of zeros of A gives 0 with every row of B (only that is judged here)."""
-    __tracebackhide__ = True
     rows = ~np.asarray(probe.args[0], dtype=float).any(axis=1)
     arr = np.asarray(value, dtype=float)
     if arr.shape != np.shape(expected) or not (np.all(np.isfinite(arr[rows])) and np.allclose(arr[rows], 0.0)):
@@ -49,12 +41,9 @@ def _zero_rows(value, expected, name, check, probe, answer):
 @comparison("from_y")
 def _from_y(value, expected, name, check, probe, answer):
     """An ndarray of the expected shape whose entries are labels of y_train."""
-    __tracebackhide__ = True
-    y_train = probe.args[1]
     if not isinstance(value, np.ndarray) or value.shape != np.shape(expected):
-        kind = value.type_name if isinstance(value, Opaque) else type(value).__name__
-        raise AssertionError(f"{name} should return an ndarray of shape {np.shape(expected)}, got {kind}")
-    if not all(v in set(np.asarray(y_train).tolist()) for v in value.tolist()):
+        raise AssertionError(f"{name} should return an ndarray of shape {np.shape(expected)}, got {_type_name(value)}")
+    if not all(v in set(np.asarray(probe.args[1]).tolist()) for v in value.tolist()):
         raise AssertionError(f"{name}: the predictions must be labels taken from y_train (any type: strings "
                              "too), not indices or numbers")
 
@@ -67,8 +56,7 @@ _ONE_SIDE = "you divided by the length of one sentence only; divide by sqrt(k(a,
 COSINE = Exercise(
     "cosine_similarity", "ex1-cosine", "the cosine similarity", time_limit=5.0,
     mistakes={
-        "transposed": "row i, column j must hold the similarity of A[i] and B[j], shape (n, m) (A @ B.T, "
-                      "not B @ A.T)",
+        "transposed": "row i, column j must hold the similarity of A[i] and B[j], shape (n, m) (A @ B.T, not B @ A.T)",
         "rows_a_only": "only the rows of A are normalised: divide the rows of B by their lengths too",
         "rows_b_only": "only the rows of B are normalised: divide the rows of A by their lengths too",
         "not_normalised": "no normalisation: A @ B.T is the dot product (linear kernel); divide each row of "
@@ -129,8 +117,7 @@ NORMALISED = Exercise(
     mistakes={
         "jaccard": "that is the Jaccard index |W(a) ∩ W(b)| / |W(a) ∪ W(b)|; the normalised kernel divides "
                    "by sqrt(k(a, a) k(b, b))",
-        "no_sqrt": "the square root is missing: divide by sqrt(k(a, a) k(b, b)), the geometric mean of the "
-                   "lengths",
+        "no_sqrt": "the square root is missing: divide by sqrt(k(a, a) k(b, b)), the geometric mean of the lengths",
         "dice": "you divided by the average length (that is the Dice coefficient); the normalised kernel "
                 "divides by the geometric mean sqrt(k(a, a) k(b, b))",
         "len": "k(a, a) is the number of *distinct* words of a: you used len(a), which counts repeated words",
@@ -156,8 +143,7 @@ NORMALISED = Exercise(
                   Probe((["whale", "sea"], ["sea", "ship", "harpoon"]), compare="none"),
                   Probe((["sea", "ship", "harpoon"], ["whale", "sea"]), like=2, mistake="asymmetric",
                         label="the same two sentences swapped"),
-                  Probe(("whale", "whales"), raises="TypeError", why="a and b are strings, not collections of "
-                                                                     "words")]),
+                  Probe(("whale", "whales"), raises="TypeError", why="a and b are strings, not collections of words")]),
     ])
 
 NEAREST = Exercise(
@@ -167,14 +153,12 @@ NEAREST = Exercise(
                  "example; axis=0 runs over the test examples",
         "argmin": "you took the argmin: K holds similarities, so the nearest neighbour is the training "
                   "example with the LARGEST value (argmax), not the smallest",
-        "indices": "you returned the index of the most similar training example; return its label "
-                   "y_train[index]",
+        "indices": "you returned the index of the most similar training example; return its label y_train[index]",
         "tie": "on a tie the first of the most similar training examples must win, as np.argmax does",
     },
     checks=[
         Check("ex4-nn-tests-values", compare="exact", mistakes=("axis0", "argmin", "indices"),
-              hidden_label="hidden data", hint="one label per test example: that of its most similar training "
-                                                "example",
+              hidden_label="hidden data", hint="one label per test example: that of its most similar training example",
               probes=[Probe((NN_K, NN_Y), label=f"K_test_train={fmt(NN_K)} and y_train={fmt(NN_Y)}"),
                       Probe((NN_K_TIE, NN_Y), mistake="tie", label=f"a tie (K_test_train={fmt(NN_K_TIE)})")]),
         Check("ex4-nn-tests-interface", compare="from_y", hidden_label="hidden inputs", probes=[

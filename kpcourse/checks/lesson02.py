@@ -1,10 +1,4 @@
-"""Checks of assignment 02 (the perceptron by hand): predict, update, train.
-
-Declared once (:mod:`kpcourse.checks.exercise`): each exercise's probes, how its answers
-are compared and its named mistakes. The expected outputs and the outputs of the
-mistakes are data (``data/lesson02.json``, written from the grader's references); no
-perceptron lives here. In the notebook: ``checks.lesson02.test("ex1-predict-tests", predict)``.
-"""
+"""Checks of assignment 02 (the perceptron by hand): predict, update, train."""
 
 from __future__ import annotations
 
@@ -33,26 +27,22 @@ TRAIN = (np.array([[3.0, 2.0], [2.0, 2.0], [-1.0, 3.0], [-3.0, -3.0], [-1.0, 0.0
          np.array([-1, -1, 1, -1, -1]), 0.5, 20)
 XOR = (np.array([[1.0, 1.0], [-1.0, -1.0], [1.0, -1.0], [-1.0, 1.0]]), np.array([1, 1, -1, -1]), 1.0, 3)
 
-_UPDATES = (PLUS, MINUS, OK_PLUS, OK_MINUS)
-_UPDATE_LABELS = ("a misclassified point (y = +1)", "a misclassified point (y = -1)",
-                  "a correctly classified point (y = +1)", "a correctly classified point (y = -1)")
-
-
-def _update_probes():
-    return [Probe(args, label=f"{label} ({_update_text(args)})") for args, label in zip(_UPDATES, _UPDATE_LABELS,
-                                                                                        strict=True)]
-
 
 def _update_text(case):
     w, b, x, y, lr = case
     return f"w={fmt(w)}, b={fmt(b)}, x={fmt(x)}, y={y:+d}, learning_rate={fmt(lr)}"
 
 
+#: One step on each kind of point, named by its inputs.
+_UPDATES = [Probe(case, label=f"{label} ({_update_text(case)})") for case, label in [
+    (PLUS, "a misclassified point (y = +1)"), (MINUS, "a misclassified point (y = -1)"),
+    (OK_PLUS, "a correctly classified point (y = +1)"), (OK_MINUS, "a correctly classified point (y = -1)")]]
+
+
 # ------------------------------------------------------- lesson-specific comparisons
 @comparison("trace")
 def _trace(value, expected, name, check, probe, answer):
     """(w, b, trace): the trace row by row, and w, b those of its last row."""
-    __tracebackhide__ = True
     w, b, trace = value
     check_trace(trace, expected[2], f"your trace on {probe.label}")
     if not same(np.asarray(trace, float)[-1, 3:], np.r_[np.asarray(b, float), np.asarray(w, float)]):
@@ -62,7 +52,6 @@ def _trace(value, expected, name, check, probe, answer):
 @comparison("stopping")
 def _stopping(value, expected, name, check, probe, answer):
     """When the loop stopped, judged by the student's own trace (not by a rule)."""
-    __tracebackhide__ = True
     X, y, _, max_epochs = probe.args
     found = stop_problems(_trace_array(value[2], 4 + np.shape(X)[1]), len(y), max_epochs)
     if found:
@@ -85,16 +74,14 @@ def check_trace(trace, reference, name="trace"):
     ref = np.asarray(reference, dtype=float)
     arr = _trace_array(trace, ref.shape[1])
     if arr.shape[0] != ref.shape[0]:
-        raise AssertionError(
-            f"{name} has {arr.shape[0]} rows, which is not the number of steps of this run: one row "
-            "per visited sample, stopping after the first epoch without a mistake (or max_epochs)")
+        raise AssertionError(f"{name} has {arr.shape[0]} rows, which is not the number of steps of this run: one row "
+                             "per visited sample, stopping after the first epoch without a mistake (or max_epochs)")
     bad = ~np.isclose(arr, ref, rtol=1e-7, atol=1e-9)
     if bad.any():
         r, c = (int(i) for i in np.argwhere(bad)[0])
         col = TRACE_COLUMNS[c] if c < 4 else f"coef_{c - 3}"
-        raise AssertionError(
-            f"{name} differs from step {r + 1} on (epoch {fmt(arr[r, 0])}, sample {fmt(arr[r, 1])}): "
-            f"your {col} there is {fmt(arr[r, c])}")
+        raise AssertionError(f"{name} differs from step {r + 1} on (epoch {fmt(arr[r, 0])}, sample {fmt(arr[r, 1])}): "
+                             f"your {col} there is {fmt(arr[r, c])}")
 
 
 def stop_problems(t, n, max_epochs):
@@ -166,14 +153,14 @@ UPDATE = Exercise(
     checks=[
         Check("ex2-update-tests-weights", part=0, pure="in_place", hidden_label="one step on random data",
               mistakes=("never", "no_y", "wrong_sign", "no_lr", "lr_on_w", "lr_on_both", "always"),
-              probes=[*_update_probes(), Probe((PLUS[0], PLUS[1], PLUS[2], 0, PLUS[4]), raises="ValueError",
+              probes=[*_UPDATES, Probe((PLUS[0], PLUS[1], PLUS[2], 0, PLUS[4]), raises="ValueError",
                                                why="y is 0 (labels are -1 or +1)")]),
         Check("ex2-update-tests-zero", part=0, mistakes=("via_predict", "sign0"),
               hidden_label="a point with score exactly 0",
               probes=[Probe(ZERO_PLUS, label=f"a point with score 0 ({_update_text(ZERO_PLUS)})"),
                       Probe(ZERO_MINUS, label=f"a point with score 0 ({_update_text(ZERO_MINUS)})")]),
         Check("ex2-update-tests-bias", part=1, hidden_label="one step on random data",
-              mistakes=("no_bias", "bias_no_lr", "bias_wrong_sign", "always"), probes=_update_probes()),
+              mistakes=("no_bias", "bias_no_lr", "bias_wrong_sign", "always"), probes=list(_UPDATES)),
     ])
 
 _TRAIN_LABEL = f"X={fmt(TRAIN[0])}, y={fmt(TRAIN[1])}, learning_rate={TRAIN[2]:g}"
@@ -182,26 +169,21 @@ TRAIN_EX = Exercise(
     mistakes={
         "epochs": "the epochs in the trace are numbered from 1 (the first epoch is epoch 1)",
         "index": "the index column holds the sample's row in X, from 0",
-        "columns": "the columns are epoch, index, mistake, intercept, then the weights: the intercept "
-                   "comes before w",
+        "columns": "the columns are epoch, index, mistake, intercept, then the weights: the intercept comes before w",
         "before": "a trace row holds b and w after that step, not before",
         "only_mistakes": "the trace needs one row per visited sample, mistakes or not",
         "no_stop": "your loop must stop after the first epoch without a mistake",
-        "sign0": "sign(0) must count as a mistake: the first point (score 0, since w and b start at 0) "
-                 "must be updated",
+        "sign0": "sign(0) must count as a mistake: the first point (score 0, since w and b start at 0) must be updated",
         "no_bias": "your training ignores the bias: b must move by learning_rate·y on each mistake",
         "bias_no_lr": "the learning rate must scale the bias step too (b + learning_rate·y)",
-        "no_lr": "the learning rate is not applied: each step is learning_rate·y·x (and learning_rate·y "
-                 "for b)",
+        "no_lr": "the learning rate is not applied: each step is learning_rate·y·x (and learning_rate·y for b)",
     },
     checks=[
         Check("ex3-train-tests-trace", compare="trace", hidden_label="new data",
               mistakes=("epochs", "index", "columns", "before", "only_mistakes", "no_stop", "sign0",
-                        "no_bias", "bias_no_lr", "no_lr"),
-              probes=[Probe(TRAIN, label=_TRAIN_LABEL)]),
+                        "no_bias", "bias_no_lr", "no_lr"), probes=[Probe(TRAIN, label=_TRAIN_LABEL)]),
         Check("ex3-train-tests-result", part=(0, 1), rtol=1e-6, hidden_label="new data",
-              mistakes=("sign0", "no_bias", "bias_no_lr", "no_lr"),
-              probes=[Probe(TRAIN, label=_TRAIN_LABEL)]),
+              mistakes=("sign0", "no_bias", "bias_no_lr", "no_lr"), probes=[Probe(TRAIN, label=_TRAIN_LABEL)]),
         Check("ex3-train-tests-stop", compare="stopping", hidden_label="new data",
               probes=[Probe(XOR, label="4 points no line separates, max_epochs=3"),
                       Probe(TRAIN, label=_TRAIN_LABEL),

@@ -1,11 +1,5 @@
 """Checks of assignment 03 (the dual form): dual_train, dual_predict, primal_from_dual.
 
-Declared once (:mod:`kpcourse.checks.exercise`): each exercise's probes, how its answers
-are compared and its named mistakes. The expected outputs and the outputs of the
-mistakes are data (``data/lesson03.json``, written from the grader's references); no
-dual perceptron lives here. In the notebook:
-``checks.lesson03.test("ex1-dual-train-tests-counts", dual_train)``.
-
 Besides small hand-made probes, the checks use the perceptron quiz's 20 points
 (:func:`kpcourse.datasets.quiz_points`), rescaled as the quiz does and without its
 constant-1 column (our perceptron has its own bias): ``Z = quiz_transform(X)[:, :2]``,
@@ -47,19 +41,18 @@ WA, WY = np.array([2, 1, 1, 3]), np.array([1, -1, -1, 1])
 
 _SCORE = "learning_rate·Σ_j alpha_j y_j K[t, j] + b"
 _W = "w = learning_rate·Σ_i alpha_i y_i x_i"
+_NOT_B = "b is not learning_rate·Σ_i alpha_i y_i (here Σ_i alpha_i y_i = 3): "
 
 DUAL_MISTAKES = {
     "sign0": "sign(0) must count as a mistake: all your alpha are 0, but alpha = 0 and b = 0 at the first "
              "visit give a score of exactly 0, which is a mistake",
-    "negative": "alpha counts mistakes, so it is never negative: add 1 (the label y_i enters the score, not "
-                "alpha)",
+    "negative": "alpha counts mistakes, so it is never negative: add 1 (the label y_i enters the score, not alpha)",
     "set": "alpha must count the mistakes on each sample (alpha[i] += 1), not just mark them with 1",
     "no_bias": "your dual training ignores the bias: b never changes; on each mistake b += learning_rate·y_i, "
                "and b enters every score",
     "bias_out": "your b changes but never enters the score: f(x_i) = learning_rate·Σ_j alpha_j y_j K[j, i] + b",
-    "alpha_lr": "the learning rate was applied to the dual counts alpha: alpha[i] grows by exactly 1 per "
-                "mistake, whatever the learning rate; the learning rate multiplies the kernel sum and the bias "
-                "step",
+    "alpha_lr": "the learning rate was applied to the dual counts alpha: alpha[i] grows by exactly 1 per mistake, "
+                "whatever the learning rate; the learning rate multiplies the kernel sum and the bias step",
     "bias_no_lr": "the bias step must be scaled by the learning rate too (b += learning_rate·y_i)",
 }
 PREDICT_MISTAKES = {
@@ -68,8 +61,7 @@ PREDICT_MISTAKES = {
     "no_b": f"your prediction ignores the bias b: the score is {_SCORE}",
     "flipped": "your labels are flipped: a positive score predicts +1",
     **SIGN_AT_ZERO,
-    "no_lr": f"your prediction ignores the learning rate: the score is {_SCORE} (it multiplies the kernel "
-             "sum, not b)",
+    "no_lr": f"your prediction ignores the learning rate: the score is {_SCORE} (it multiplies the kernel sum, not b)",
 }
 PRIMAL_MISTAKES = {
     "no_y": f"your w ignores the labels y: {_W} (a mistake on a point labelled -1 moves w away from it)",
@@ -79,11 +71,9 @@ PRIMAL_MISTAKES = {
     "pair": "primal_from_dual returns w alone (an array of shape (n_features,)); b needs no conversion",
     "wrong_axis": f"your w has one entry per training point: {_W} sums over the training points (the rows of "
                   "X, axis 0), so it has one entry per feature, shape (n_features,)",
-    "with_b": "your w has one entry more than X has columns: w holds one weight per column of X; b is not "
-              "part of it",
-    "check_lr": "primal_from_dual raised ValueError for a consistent b with a learning rate other than 1 "
-                "(b = learning_rate·Σ_i alpha_i y_i): the learning rate scales b too; compare up to rounding "
-                "(np.isclose)",
+    "with_b": "your w has one entry more than X has columns: w holds one weight per column of X; b is not part of it",
+    "check_lr": "primal_from_dual raised ValueError for a consistent b with a learning rate other than 1 (b = "
+                "learning_rate·Σ_i alpha_i y_i): the learning rate scales b too; compare up to rounding (np.isclose)",
 }
 
 
@@ -91,7 +81,6 @@ PRIMAL_MISTAKES = {
 @comparison("dual_counts")
 def _counts(value, expected, name, check, probe, answer):
     """alpha: never all 0 (sign(0) is a mistake), never negative; then close. b: close."""
-    __tracebackhide__ = True
     if np.ndim(expected) == 1:
         check_shape(value, np.shape(expected), name)
         alpha = np.asarray(value, dtype=float)
@@ -103,7 +92,6 @@ def _counts(value, expected, name, check, probe, answer):
 
 
 def _dual_pair(value, n, name):
-    __tracebackhide__ = True
     alpha, b = value
     check_shape(alpha, (n,), f"the alpha returned by {name}")
     if np.ndim(b) != 0:
@@ -118,15 +106,13 @@ def _rate(value, expected, name, check, probe, answer):
     On the visible probe, the stored right answer for r passes whatever the run with 1
     gave, and the stored output of "bias_no_lr" is named (its alpha changes with r).
     """
-    __tracebackhide__ = True
     lr = probe.kwargs.get("learning_rate", probe.args[3] if len(probe.args) > 3 else 1.0)
     n = len(probe.args[1])
     a, b = _dual_pair(value, n, name)
     a1, b1 = _dual_pair(expected, n, f"{name} with learning_rate=1")
     if not np.allclose(a, np.round(a)):
         raise AssertionError(f"{DUAL_MISTAKES['alpha_lr']} (learning_rate={lr:g} gave alpha={fmt(a)})")
-    stored = next((k for k, p in enumerate(check.probes) if p is probe), None)
-    if stored is not None:  # a visible probe: its twin (check.options["absolute"]) holds the data
+    if any(p is probe for p in check.probes):  # a visible probe: its twin (check.options["absolute"]) holds the data
         data = LESSON.data[check.cell]
         k = check.options["absolute"]
         if same((a, b), tuple(data["expected"][k])):
@@ -148,7 +134,6 @@ def _rate(value, expected, name, check, probe, answer):
 @comparison("dual_w")
 def _w(value, expected, name, check, probe, answer):
     """w of shape (n_features,): a pair, one entry per point or one entry too many get their own message."""
-    __tracebackhide__ = True
     n, d = np.shape(probe.args[0])[0], np.shape(expected)[0]
     if isinstance(value, tuple) and len(value) == 2 and np.ndim(value[0]) == 1 and np.ndim(value[1]) == 0:
         raise AssertionError(PRIMAL_MISTAKES["pair"])
@@ -167,10 +152,8 @@ def _dual(K, y, lr=1.0, **kw):
 
 _BIAS_LABEL = f"K = X Xᵀ for X={fmt(XB)}, y={fmt(YB)}"
 DUAL = Exercise(
-    "dual_train", "ex1-dual-train", "the dual training", returns=("alpha", "b"), mistakes=DUAL_MISTAKES,
-    checks=[
-        Check("ex1-dual-train-tests-counts", compare="dual_counts", part=0,
-              mistakes=("sign0", "negative", "set"),
+    "dual_train", "ex1-dual-train", "the dual training", returns=("alpha", "b"), mistakes=DUAL_MISTAKES, checks=[
+        Check("ex1-dual-train-tests-counts", compare="dual_counts", part=0, mistakes=("sign0", "negative", "set"),
               hidden_label="random data", hint="alpha[i] counts the mistakes on sample i, visiting samples "
               "0..n-1 in order; the score is learning_rate·Σ_j alpha_j y_j K[j, i] + b", probes=[
                   _dual(XC @ XC.T, YC, label="a Gram matrix of 6 samples"),
@@ -191,8 +174,7 @@ DUAL = Exercise(
     ])
 
 PREDICT = Exercise(
-    "dual_predict", "ex2-dual-predict", "the dual prediction", mistakes=PREDICT_MISTAKES,
-    checks=[
+    "dual_predict", "ex2-dual-predict", "the dual prediction", mistakes=PREDICT_MISTAKES, checks=[
         Check("ex2-dual-predict-tests", compare="labels", mistakes=("scores", "no_y", "no_b", "flipped"),
               hidden_label="new points", probes=[
                   Probe((PK[:3], PA, PY, PB, 1.0), label=f"K_test_train={fmt(PK[:3])}, alpha={fmt(PA)}, "
@@ -209,26 +191,20 @@ PREDICT = Exercise(
     ])
 
 _WEIGHTS = ("pair", "wrong_axis", "with_b", "no_y", "negated")
+_WXY = f"X={fmt(WX)}, alpha={fmt(WA)}, y={fmt(WY)}"
 PRIMAL = Exercise(
     "primal_from_dual", "ex3-primal-from-dual", "the primal weights from the dual counts",
-    mistakes=PRIMAL_MISTAKES,
-    checks=[
+    mistakes=PRIMAL_MISTAKES, checks=[
         Check("ex3-primal-from-dual-tests", compare="dual_w", mistakes=(*_WEIGHTS, "no_lr", "lr_twice"),
               hidden_label="random counts", hint=_W, probes=[
-                  Probe((WX, WA, WY, 3.0, 1.0), label=f"X={fmt(WX)}, alpha={fmt(WA)}, y={fmt(WY)}, b=3, "
-                                                      "learning_rate=1"),
-                  Probe((WX, WA, WY, 1.5, 0.5), label=f"X={fmt(WX)}, alpha={fmt(WA)}, y={fmt(WY)}, b=1.5, "
-                                                      "learning_rate=0.5")]),
+                  Probe((WX, WA, WY, 3.0, 1.0), label=f"{_WXY}, b=3, learning_rate=1"),
+                  Probe((WX, WA, WY, 1.5, 0.5), label=f"{_WXY}, b=1.5, learning_rate=0.5")]),
         Check("ex3-primal-from-dual-tests-checks", compare="none", mistakes=("check_lr",),
               hidden_label="the counts of real runs", probes=[
-                  Probe((WX, WA, WY, 4.0, 1.0), raises="ValueError",
-                        why="b is not learning_rate·Σ_i alpha_i y_i (here Σ_i alpha_i y_i = 3): b + 1 for "
-                            "learning_rate=1"),
-                  Probe((WX, WA, WY, -3.0, 1.0), raises="ValueError",
-                        why="b is not learning_rate·Σ_i alpha_i y_i (here Σ_i alpha_i y_i = 3): its sign is wrong"),
+                  Probe((WX, WA, WY, 4.0, 1.0), raises="ValueError", why=f"{_NOT_B}b + 1 for learning_rate=1"),
+                  Probe((WX, WA, WY, -3.0, 1.0), raises="ValueError", why=f"{_NOT_B}its sign is wrong"),
                   Probe((WX, WA, WY, 3.0, 0.5), raises="ValueError",
-                        why="b is not learning_rate·Σ_i alpha_i y_i (here Σ_i alpha_i y_i = 3): b fits "
-                            "learning_rate=1, but learning_rate=0.5"),
+                        why=f"{_NOT_B}b fits learning_rate=1, but learning_rate=0.5"),
                   Probe((WX, WA, WY, 1.5, 0.5), label="a consistent b with learning_rate=0.5"),
                   Probe((WX[:3], WA, WY, 3.0, 1.0), raises="ValueError", why="X has 3 rows but alpha has 4 entries"),
                   Probe((WX, WA, WY[:3], 3.0, 1.0), raises="ValueError",

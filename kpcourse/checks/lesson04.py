@@ -1,17 +1,10 @@
 """Checks of assignment 04 (the kernel trick): phi, identity_gap, the kernel perceptron, count_features.
 
-Declared once (:mod:`kpcourse.checks.exercise`): each exercise's probes, how its answers
-are compared and its named mistakes. The expected outputs and the outputs of the
-mistakes are data (``data/lesson04.json``, written from the grader's references); no
-feature map of the exercise, no kernel perceptron and no feature count lives here. In
-the notebook: ``checks.lesson04.test("ex1-phi-tests-shape", phi)``.
-
-``identity_gap(feature_map, X, Z)`` takes a function. Only the student's own
-functions can be handed to it at grading time (:class:`~._core.Ref`, looked up by
-name in the notebook), so its probes use two *given* maps that the assignment defines
-in a locked cell (copied here, :data:`FEATURE_MAPS`, a unit test keeps them equal):
-they are inputs of the probes, neither is the answer of an exercise. The student's
-``phi`` is never passed: a wrong ``phi`` (or one that calls a reference) must not cost
+``identity_gap(feature_map, X, Z)`` takes a function: only the student's own functions can be handed
+to it at grading time (:class:`~._core.Ref`, looked up by name in the notebook), so its probes use two
+*given* maps that the assignment defines in a locked cell (copied here, :data:`FEATURE_MAPS`, a unit
+test keeps them equal): they are inputs of the probes, neither is the answer of an exercise. The
+student's ``phi`` is never passed: a wrong ``phi`` (or one that calls a reference) must not cost
 points in exercise 2.
 """
 
@@ -78,24 +71,13 @@ _ROUNDING = ("for an exact feature map (all_ordered_products: every product x_i�
 
 
 # ------------------------------------------------------- lesson-specific comparisons
-def _stored(check, probe):
-    """(expected, mistaken) stored for a visible probe of ``check``; None for a hidden one."""
-    k = next((i for i, p in enumerate(check.probes) if p is probe), None)
-    if k is None:
-        return None
-    data = LESSON.data[check.cell]
-    return data["expected"][k], data["mistaken"][k]
-
-
 @comparison("l04_shape")
 def _shape_only(value, expected, name, check, probe, answer):
-    __tracebackhide__ = True
     check_shape(value, np.shape(expected), name)
 
 
 @comparison("l04_features")
 def _features(value, expected, name, check, probe, answer):
-    __tracebackhide__ = True
     check_shape(value, np.shape(expected), name)
     try:
         arr = np.asarray(value, dtype=float)
@@ -112,7 +94,6 @@ def _features(value, expected, name, check, probe, answer):
 @comparison("l04_rounding")
 def _rounding(value, expected, name, check, probe, answer):
     """The gap of an exact map: rounding-size."""
-    __tracebackhide__ = True
     got = one_number(value, name)
     if not (np.isfinite(got) and abs(got) < 1e-9):
         raise AssertionError(f"{name}: " + _ROUNDING.format(fmt(got)))
@@ -120,7 +101,6 @@ def _rounding(value, expected, name, check, probe, answer):
 
 @comparison("l04_gap")
 def _gap(value, expected, name, check, probe, answer):
-    __tracebackhide__ = True
     got = one_number(value, name)
     if not np.isclose(got, expected):
         raise AssertionError(f"{name}: you returned {fmt(got)}: the gap is max |feature_map(X) @ feature_map(Z).T "
@@ -130,7 +110,6 @@ def _gap(value, expected, name, check, probe, answer):
 @comparison("l04_counts")
 def _counts(value, expected, name, check, probe, answer):
     """(alpha, b): alpha whole counts >= 0, the first point counted (its score is 0); values not judged."""
-    __tracebackhide__ = True
     alpha, b = value
     check_shape(alpha, (len(probe.args[1]),), f"the alpha returned by {name}")
     if np.ndim(b) != 0:
@@ -148,11 +127,10 @@ def _counts(value, expected, name, check, probe, answer):
 @comparison("l04_named")
 def _named(value, expected, name, check, probe, answer):
     """Labels; on the visible probe only the named mistakes fail (the other cell judges the rest)."""
-    __tracebackhide__ = True
-    stored = _stored(check, probe)
-    if stored is None:
+    k = next((i for i, p in enumerate(check.probes) if p is probe), None)
+    if k is None:  # a hidden probe
         return COMPARISONS["labels"](value, expected, name, check, probe, answer)
-    _, mistaken = stored
+    mistaken = LESSON.data[check.cell]["mistaken"][k]
     if "scores" in mistaken and same(value, mistaken["scores"]):
         raise AssertionError(PREDICT_MISTAKES["scores"])
     check_labels(value, len(expected), name)
@@ -163,7 +141,6 @@ def _named(value, expected, name, check, probe, answer):
 @comparison("l04_count")
 def _count(value, expected, name, check, probe, answer):
     """The count (a float equal to it passes here; the other cell asks for an int)."""
-    __tracebackhide__ = True
     try:
         val = int(value) if float(value) == int(value) else value
     except (TypeError, ValueError, OverflowError):
@@ -192,8 +169,7 @@ PHI_MISTAKES = {
     "order": "the right features in the wrong order: the columns are x1², x2², then √2·x1·x2",
 }
 PHI = Exercise(
-    "phi", "ex1-phi", "the feature map φ", mistakes=PHI_MISTAKES,
-    checks=[
+    "phi", "ex1-phi", "the feature map φ", mistakes=PHI_MISTAKES, checks=[
         Check("ex1-phi-tests-shape", compare="l04_shape", pure="in_place", hidden_label="new X", probes=[
             Probe((PHI_X,), label="X of shape (4, 2)"), Probe((PHI_X[:1],), label="X of shape (1, 2)"),
             Probe((np.ones((4, 3)),), raises="ValueError", why="X has shape (4, 3): φ maps 2-D points only"),
@@ -229,18 +205,15 @@ TRAIN_MISTAKES = {
                 "the score, not alpha)",
     "homogeneous": "your kernel is (x·z)², without the 1: this exercise uses k(x, z) = (1 + x·z)²",
     "linear": "your kernel is the linear x·z: this exercise uses k(x, z) = (1 + x·z)²",
-    "no_bias": "your training ignores the bias: b never changes; on each mistake b += y_i, and b enters every "
-               "score",
+    "no_bias": "your training ignores the bias: b never changes; on each mistake b += y_i, and b enters every score",
     "bias_not_in_score": "your b changes but never enters the score: f(x_i) = Σ_j alpha_j y_j k(x_j, x_i) + b",
     "set_one": "alpha must count the mistakes on each sample (alpha[i] += 1), not just mark them with 1",
-    "epochs": "on two copies of one point with opposite labels every visit is a mistake, so each alpha counts "
-              "one mistake per epoch: run at most max_epochs epochs, and stop early only after an epoch without "
-              "a mistake",
+    "epochs": "on two copies of one point with opposite labels every visit is a mistake, so each alpha counts one "
+              "mistake per epoch: run at most max_epochs epochs, and stop early only after an epoch without a mistake",
 }
 TRAIN = Exercise(
     "kernel_perceptron_train", "ex3-train", "the kernel perceptron", returns=("alpha", "b"), time_limit=3.0,
-    mistakes=TRAIN_MISTAKES,
-    checks=[
+    mistakes=TRAIN_MISTAKES, checks=[
         Check("ex3-train-tests-basic", compare="l04_counts", pure="in_place", mistakes=("sign0", "negative"),
               hidden_label="new 3-D data", probes=[
                   Probe((TRAIN_X, TRAIN_Y, EPOCHS), label="8 points"),
@@ -252,10 +225,8 @@ TRAIN = Exercise(
               probes=[Probe((TRAIN_X, TRAIN_Y, EPOCHS), label=f"X={fmt(TRAIN_X)}, y={fmt(TRAIN_Y)}, max_epochs=20")]),
         Check("ex3-train-tests-stop", part=0, hidden_label="points where every visit is a mistake, and "
               "separable points with max_epochs=1000000", probes=[
-                  Probe((*TWIN, 1), mistake="epochs", label="two copies of one point with opposite labels, "
-                                                            "max_epochs=1"),
-                  Probe((*TWIN, 3), mistake="epochs", label="two copies of one point with opposite labels, "
-                                                            "max_epochs=3"),
+                  *(Probe((*TWIN, e), mistake="epochs",
+                          label=f"two copies of one point with opposite labels, max_epochs={e}") for e in (1, 3)),
                   Probe((*FAR, 10 ** 6), compare="none", label="two separable points, max_epochs=1000000")]),
     ])
 

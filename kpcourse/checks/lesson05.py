@@ -1,11 +1,6 @@
 """Checks of assignment 05 (the Gaussian kernel): rbf_gram, rbf_predict, choose_sigma.
 
-Declared once (:mod:`kpcourse.checks.exercise`): each exercise's probes, how its answers
-are compared and its named mistakes. The expected outputs and the outputs of the
-mistakes (σ instead of σ², the factor 2 forgotten, …) are data (``data/lesson05.json``,
-written from the grader's references); no kernel formula and no kernel perceptron live
-here. Whether ``rbf_gram`` is loop-free is read from its source, never timed. In the
-notebook: ``checks.lesson05.test("ex1-rbf-gram-tests-values", rbf_gram)``.
+In the notebook: ``checks.lesson05.test("ex1-rbf-gram-tests-values", rbf_gram)``.
 """
 
 from __future__ import annotations
@@ -53,15 +48,12 @@ def rings_probe():
 @comparison("gram_shape")
 def _gram_shape(value, expected, name, check, probe, answer):
     """Shape (len(X), len(Z)), read from the probe (no stored output: the values are another cell's)."""
-    __tracebackhide__ = True
-    X, Z = probe.args[:2]
-    check_shape(value, (len(X), len(Z)), name)
+    check_shape(value, (len(probe.args[0]), len(probe.args[1])), name)
 
 
 @comparison("kernel_range")
 def _kernel_range(value, expected, name, check, probe, answer):
     """Shape (len(X), len(Z)) and finite values between 0 and 1."""
-    __tracebackhide__ = True
     _gram_shape(value, expected, name, check, probe, answer)
     K = np.asarray(value, dtype=float)
     if not (np.all(np.isfinite(K)) and K.min() >= 0 and K.max() <= 1 + 1e-12):
@@ -71,7 +63,6 @@ def _kernel_range(value, expected, name, check, probe, answer):
 @comparison("unit_diagonal")
 def _unit_diagonal(value, expected, name, check, probe, answer):
     """K(X, X) has ones on its diagonal (only that: the values are judged on K(X, Z))."""
-    __tracebackhide__ = True
     check_shape(value, np.shape(expected), name)
     diag = np.diag(np.asarray(value, dtype=float))
     if not np.allclose(diag, 1.0, rtol=0, atol=1e-10):
@@ -80,7 +71,6 @@ def _unit_diagonal(value, expected, name, check, probe, answer):
 
 
 def _one_number(value, what, hint=""):
-    __tracebackhide__ = True
     if np.ndim(value) != 0:
         raise AssertionError(f"the {what} returned by rbf_predict should be one number, got shape "
                              f"{np.shape(value)}{hint}")
@@ -88,7 +78,6 @@ def _one_number(value, what, hint=""):
 
 def _score_label(value):
     """``(score, label)`` of an answer of rbf_predict: one number each."""
-    __tracebackhide__ = True
     score, label = value
     _one_number(score, "score", " (sum the weighted kernel values)")
     _one_number(label, "label")
@@ -100,7 +89,6 @@ def _score_label(value):
 
 @comparison("score")
 def _score(value, expected, name, check, probe, answer):
-    __tracebackhide__ = True
     score, _ = _score_label(value)
     if not np.isclose(score, expected[0], rtol=check.rtol, atol=check.atol):
         raise AssertionError(f"{name} gave the score {fmt(score)}: not Σ αᵢ yᵢ exp(-‖xᵢ − q‖² / (2σ²))")
@@ -109,7 +97,6 @@ def _score(value, expected, name, check, probe, answer):
 @comparison("label_rule")
 def _label_rule(value, expected, name, check, probe, answer):
     """The label follows the student's own score: +1 when positive, -1 otherwise."""
-    __tracebackhide__ = True
     score, label = _score_label(value)
     if isinstance(label, (bool, np.bool_)):
         raise AssertionError("the label is True/False; return the number +1 or -1")
@@ -123,7 +110,6 @@ def _label_rule(value, expected, name, check, probe, answer):
 @comparison("zero_label")
 def _zero_label(value, expected, name, check, probe, answer):
     """A score of exactly 0 (judged only when the student's own score is 0) gives -1."""
-    __tracebackhide__ = True
     score, label = _score_label(value)
     if score == 0 and label != -1:
         raise AssertionError(f"a score of exactly 0 gave the label {fmt(label)}: a score that is not positive "
@@ -133,7 +119,6 @@ def _zero_label(value, expected, name, check, probe, answer):
 @comparison("error_rates")
 def _error_rates(value, expected, name, check, probe, answer):
     """One validation error rate per σ, within SIGMA_TOL of the reference's."""
-    __tracebackhide__ = True
     sigmas = probe.args[4]
     err = as_numbers(value, (len(sigmas),), f"the errors returned for {len(sigmas)} values of sigma")
     ref = np.asarray(expected, dtype=float)
@@ -152,14 +137,12 @@ def _error_rates(value, expected, name, check, probe, answer):
 @comparison("sigma_choice")
 def _sigma_choice(value, expected, name, check, probe, answer):
     """The σ returned has a reference validation error within SIGMA_TOL of the best of the grid."""
-    __tracebackhide__ = True
     check_grid_choice(value[0], probe.args[4], expected[1], name, tol=SIGMA_TOL)
 
 
 @comparison("sigma_choice_shaped")
 def _sigma_choice_shaped(value, expected, name, check, probe, answer):
     """As ``sigma_choice``, and the errors returned are one per σ (the hidden twin checks that too)."""
-    __tracebackhide__ = True
     check_shape(value[1], (len(probe.args[4]),), f"the errors returned for {len(probe.args[4])} values of sigma")
     _sigma_choice(value, expected, name, check, probe, answer)
 
@@ -167,8 +150,7 @@ def _sigma_choice_shaped(value, expected, name, check, probe, answer):
 # ----------------------------------------------------------------- the exercises
 #: The mistakes of the kernel formula, shared by rbf_gram and rbf_predict (most specific first).
 KERNEL_HINTS = {
-    "sigma": "σ instead of σ²: you divided the squared distance by 2σ; the denominator is 2σ² "
-             "(square the bandwidth)",
+    "sigma": "σ instead of σ²: you divided the squared distance by 2σ; the denominator is 2σ² (square the bandwidth)",
     "no2": "the factor 2 is missing: you divided by σ², the denominator is 2σ²",
     "over_sigma": "you divided by σ: the denominator is 2σ²",
     "gamma": "σ is the bandwidth, not scikit-learn's γ: you computed exp(-σ‖x − z‖²), the kernel is "
@@ -192,17 +174,18 @@ GRAM = Exercise(
               hint="K[i, j] = exp(-‖X[i] − Z[j]‖² / (2σ²))", probes=[
                   *(Probe((GRAM_X, GRAM_Z, s), label=f"X={fmt(GRAM_X)}, Z={fmt(GRAM_Z)}, sigma={s:g}")
                     for s in (0.7, 2.5)),
-                  Probe((GRAM_X, GRAM_X, 1.3), compare="unit_diagonal", label="rbf_gram(X, X, 1.3) for X with 4 "
-                                                                               "rows")]),
+                  Probe((GRAM_X, GRAM_X, 1.3), compare="unit_diagonal",
+                        label="rbf_gram(X, X, 1.3) for X with 4 rows")]),
         Check("ex1-rbf-gram-tests-shape", compare="gram_shape", pure="in_place", hidden_label="new shapes",
               probes=[*(Probe((X, Z, 1.0), label=f"X of shape {X.shape} and Z of shape {Z.shape}")
                         for X, Z in GRAM_SHAPES),
                       *(Probe(args, raises="ValueError", why=why) for args, why in _ERRORS)]),
         # the 300 x 300 call is compared with the answer to the small one (like=0): its shape is read
         # from the probe, so no 300 x 300 output is kept as data
-        Check("ex1-rbf-gram-tests-loop-free", compare="gram_shape", loop_free=True, hidden_label="1200 x 900 new "
-              "points", probes=[Probe((GRAM_X, GRAM_Z, 0.7), label="X with 4 rows and Z with 3 rows"),
-                                Probe(GRAM_BIG, like=0, label="300 x 300 points")]),
+        Check("ex1-rbf-gram-tests-loop-free", compare="gram_shape", loop_free=True,
+              hidden_label="1200 x 900 new points",
+              probes=[Probe((GRAM_X, GRAM_Z, 0.7), label="X with 4 rows and Z with 3 rows"),
+                      Probe(GRAM_BIG, like=0, label="300 x 300 points")]),
     ])
 
 _P_X, _P_Y, _P_A, _P_Q, _P_S = PREDICT
@@ -224,11 +207,10 @@ RBF_PREDICT = Exercise(
                   Probe(PREDICT, label=_PREDICT_LABEL),
                   Probe((_P_X, -_P_Y, _P_A, _P_Q, _P_S), label="the same with the labels flipped"),
                   Probe(PREDICT_ZERO, compare="zero_label", label="a score of exactly 0"),
-                  Probe((_P_X, _P_Y[:4], _P_A, _P_Q, _P_S), raises="ValueError", why="y has 4 labels for 5 points"),
-                  Probe((_P_X, _P_Y, _P_A[:3], _P_Q, _P_S), raises="ValueError",
-                        why="alpha has 3 counts for 5 points"),
-                  Probe((_P_X, _P_Y, _P_A, _P_Q[:2], _P_S), raises="ValueError",
-                        why="query has 2 coordinates but the points have 3")]),
+                  *(Probe(args, raises="ValueError", why=why) for args, why in (
+                      ((_P_X, _P_Y[:4], _P_A, _P_Q, _P_S), "y has 4 labels for 5 points"),
+                      ((_P_X, _P_Y, _P_A[:3], _P_Q, _P_S), "alpha has 3 counts for 5 points"),
+                      ((_P_X, _P_Y, _P_A, _P_Q[:2], _P_S), "query has 2 coordinates but the points have 3")))]),
     ])
 
 _RINGS_LABEL = f"the rings with sigmas={fmt(np.array(CHOOSE_SIGMAS))}"
@@ -237,8 +219,7 @@ CHOOSE = Exercise(
     mistakes={
         "counts": "the errors should be fractions of the validation set (between 0 and 1), not counts: divide "
                   "by len(y_val)",
-        "accuracy": "you returned accuracies; return error rates (the fraction of validation points "
-                    "misclassified)",
+        "accuracy": "you returned accuracies; return error rates (the fraction of validation points misclassified)",
         "train_errors": "these are training errors: measure each model on X_val, y_val",
         "train": "you chose σ by the training error: a narrow RBF fits every training point (training error "
                  "0) and says little about new points; choose by the validation error",

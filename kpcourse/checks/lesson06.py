@@ -1,11 +1,7 @@
 """Checks of assignment 06 (Gram matrices at scale): a tiled RBF Gram matrix, training with
 decision values updated per mistake, and a storage plan (precision and tile) under a budget.
 
-Each exercise is declared once (:mod:`kpcourse.checks.exercise`): probes, comparisons,
-named mistakes; in the notebook ``checks.lesson06.test("ex1-tiled-tests-values", tiled_rbf_gram)``.
 Exercise 3's mistakes are named from the whole list of a cell's outcomes (``Check.whole``).
-The expected outputs and the outputs of the mistakes are data (``data/lesson06.json``,
-written from the grader's references); no kernel, perceptron or storage rule lives here.
 """
 
 from __future__ import annotations
@@ -24,20 +20,8 @@ GiB = 2**30
 STORAGE_TABLE = (("float64", 8, 1.7976931348623157e308), ("float32", 4, 3.4028234663852886e38),
                  ("float16", 2, 65504.0), ("bfloat16", 2, 3.3895313892515355e38))
 
-
-def _far_points():
-    rng = np.random.default_rng(6)
-    far = 1e4 + rng.normal(size=(40, 30))
-    return np.vstack([far, far[:20] + 1e-3 * rng.normal(size=(20, 30))]), far.copy()
-
-
-def _memory_points():
-    rng = np.random.default_rng(16)
-    return rng.normal(size=(700, 20)), rng.normal(size=(600, 20))
-
-
-_FAR_X, _FAR_Z = _far_points()
-_MEM_X, _MEM_Z = _memory_points()
+_RNG_FAR, _RNG_MEMORY = np.random.default_rng(6), np.random.default_rng(16)
+_FAR = 1e4 + _RNG_FAR.normal(size=(40, 30))
 
 #: The probes (inputs only).
 PROBES = {
@@ -46,9 +30,10 @@ PROBES = {
     "tiled_Z": np.array([[1.0, 0.0, 1.0], [0.0, 1.0, 2.0], [-2.0, 1.0, 0.0], [0.5, -0.5, 1.0], [1.0, 1.0, 1.0]]),
     "tiled_sigma": 1.5,
     # nearly identical points far from the origin (||x||^2 about 3e9), a narrow kernel
-    "far_X": _FAR_X, "far_Z": _FAR_Z, "far_sigma": 0.01,
+    "far_X": np.vstack([_FAR, _FAR[:20] + 1e-3 * _RNG_FAR.normal(size=(20, 30))]), "far_Z": _FAR, "far_sigma": 0.01,
     # the memory probe: K is 700 x 600 (3.4 MB); rows whose values are checked
-    "memory_X": _MEM_X, "memory_Z": _MEM_Z, "memory_sigma": 4.0, "memory_budgets": (1_000_000, 300_000),
+    "memory_X": _RNG_MEMORY.normal(size=(700, 20)), "memory_Z": _RNG_MEMORY.normal(size=(600, 20)),
+    "memory_sigma": 4.0, "memory_budgets": (1_000_000, 300_000),
     "memory_rows": np.array([0, 1, 350, 698, 699]),  # memory_rows(700)
     # Exercise 2: far from the origin and separable through it (the bias never decides) ...
     "counts_X": 10.0 * np.array([[1.0, 3.0], [2.0, 3.0], [-2.0, -1.0], [-2.0, -2.0], [-2.0, 3.0], [0.0, 2.0]]),
@@ -82,8 +67,6 @@ def peak_memory(func, *args, **kwargs):
     result : object
     peak : int
         Bytes.
-
-    Lesson 06 (Gram matrices at scale).
     """
     with _memory(True) as measured:
         result = func(*args, **kwargs)
@@ -107,7 +90,6 @@ def memory_limit(n, m, d, max_memory):
 # ------------------------------------------------------- lesson-specific comparisons
 def _gram(value, probe):
     """K as a float array of shape (len(X), len(Z)), with clear failures."""
-    __tracebackhide__ = True
     X, Z = probe.args[0], probe.args[1]
     check_shape(value, (len(X), len(Z)), f"tiled_rbf_gram for X of shape {X.shape} and Z of shape {Z.shape}")
     try:
@@ -119,7 +101,6 @@ def _gram(value, probe):
 @comparison("gram")
 def _gram_values(value, expected, name, check, probe, answer):
     """K's values; rows wrong from some row to the end name a lost last block."""
-    __tracebackhide__ = True
     K, expected = _gram(value, probe), np.asarray(expected, dtype=float)
     close = np.isclose(K, expected, rtol=check.rtol, atol=check.atol)
     bad_rows = np.flatnonzero(~close.all(1))
@@ -133,7 +114,6 @@ def _gram_values(value, expected, name, check, probe, answer):
 @comparison("unit_range")
 def _unit_range(value, expected, name, check, probe, answer):
     """Points far from the origin: K in [0, 1] (the squared distances clamped), whatever its values."""
-    __tracebackhide__ = True
     K = _gram(value, probe)
     if not np.all(np.isfinite(K)):
         raise AssertionError("K contains NaN or infinite values for points far from the origin")
@@ -146,24 +126,17 @@ def _unit_range(value, expected, name, check, probe, answer):
 
 
 @comparison("memory_values")
-def _memory_values(value, expected, name, check, probe, answer):
-    """The rows the memory probes are checked on: right, or the memory test cannot judge."""
-    __tracebackhide__ = True
-    if not same(_gram(value, probe), expected, rtol=check.rtol, atol=check.atol):
-        raise AssertionError("the values of K are wrong (see the values test); the memory test needs them right")
-
-
 @comparison("memory")
 def _memory_used(value, expected, name, check, probe, answer):
-    """A measured call: right values (its rows equal the student's own answer on those rows, or all of
-    K the reference's), its memory under the budget -- which holds already when the grader ran it
-    under that limit itself (``answer.limited``, :mod:`kpcourse.grading.rerun`)."""
-    __tracebackhide__ = True
+    """Right values (a measured call's rows equal the student's own answer on those rows, or all of K
+    the reference's; a call not measured: the rows the measured ones are checked on), then a measured
+    call's memory under the budget -- which holds already when the grader ran it under that limit
+    itself (``answer.limited``, :mod:`kpcourse.grading.rerun`)."""
     X, Z, _, max_memory = probe.args
     K = _gram(value, probe)
     if not same(K if probe.like is None else K[memory_rows(len(X))], expected, rtol=check.rtol, atol=check.atol):
         raise AssertionError("the values of K are wrong (see the values test); the memory test needs them right")
-    if answer.limited:
+    if answer.limited or not probe.measured:
         return
     if answer.peak_bytes is None:
         raise AssertionError("the memory of your function could not be measured")
@@ -183,7 +156,6 @@ def memory_rows(n):
 
 def _alpha_b(value, probe):
     """``(alpha, b)`` of ``train_incremental`` as a float array and a float, with clear failures."""
-    __tracebackhide__ = True
     alpha, b = value
     check_shape(alpha, (len(probe.args[1]),), "the alpha returned by train_incremental")
     if np.ndim(b) != 0:
@@ -201,7 +173,6 @@ def _alpha_b(value, probe):
 @comparison("counts")
 def _counts(value, expected, name, check, probe, answer):
     """alpha (and b when ``options["bias"]``), b always a number."""
-    __tracebackhide__ = True
     alpha, b = _alpha_b(value, probe)
     check_close(alpha, expected[0], f"the alpha returned by {name}")
     if check.options.get("bias"):
@@ -211,7 +182,6 @@ def _counts(value, expected, name, check, probe, answer):
 @comparison("first_epoch")
 def _first_epoch(value, expected, name, check, probe, answer):
     """One epoch: alpha in {0, 1} with alpha[0] = 1, whatever the rest of the counts."""
-    __tracebackhide__ = True
     alpha, _ = _alpha_b(value, probe)
     if alpha[0] != 1:
         raise AssertionError(f"after one epoch alpha[0] is {fmt(alpha[0])}: F starts at 0 and a score of exactly "
@@ -226,11 +196,6 @@ _P = PROBES
 _TX, _TZ, _TS = _P["tiled_X"], _P["tiled_Z"], _P["tiled_sigma"]
 _M = len(_TZ)
 
-
-def _tiled_text(X, Z, sigma, max_memory):
-    return f"tiled_rbf_gram(X={fmt(X)}, Z={fmt(Z)}, sigma={sigma:g}, max_memory={max_memory})"
-
-
 TILED = Exercise(
     "tiled_rbf_gram", "ex1-tiled", "the tiled Gram matrix", time_limit=20.0,
     mistakes={
@@ -244,7 +209,8 @@ TILED = Exercise(
     checks=[
         Check("ex1-tiled-tests-values", compare="gram", rtol=1e-9, atol=1e-12, hidden_label="new data",
               mistakes=("sigma2", "gamma", "two_sigma", "distance", "cross_sign", "squared_distances"),
-              probes=[*(Probe((_TX, _TZ, _TS, b), label=_tiled_text(_TX, _TZ, _TS, b))
+              probes=[*(Probe((_TX, _TZ, _TS, b),
+                              label=f"tiled_rbf_gram(X={fmt(_TX)}, Z={fmt(_TZ)}, sigma={_TS:g}, max_memory={b})")
                         for b in (4 * 8 * _M, 3 * 4 * 8 * _M, 10**6)),
                       Probe((_TX, _TZ[:, :2], _TS, 10**6), raises="ValueError", why="X has 3 columns and Z has 2"),
                       Probe((_TX, _TZ, _TS, 4 * 8 * _M - 1), raises="ValueError",
@@ -305,7 +271,6 @@ def storage_probe(case, label=""):
 @comparison("l06_storage")
 def _storage(value, expected, name, check, probe, answer):
     """(dtype, tile): a name of the table and a whole number; the dtype compared, and the tile when given."""
-    __tracebackhide__ = True
     dtype, tile = answer.value  # the judge unpacked it
     if not isinstance(dtype, str):
         raise AssertionError(f"the dtype returned by choose_storage should be its name as a string "
@@ -361,8 +326,7 @@ STORAGE = Exercise(
                        "try every precision of the table in order before refusing",
         "whole_budget": "the tile's working set must fit in what the stored matrix leaves of the budget "
                         "(max_bytes − n·n·itemsize), not in the whole budget",
-        "no_slices": "the working set of a T × T tile includes the two T × d slices of the data: "
-                     "8·(T² + 2·T·d) bytes",
+        "no_slices": "the working set of a T × T tile includes the two T × d slices of the data: 8·(T² + 2·T·d) bytes",
         "one_slice": "a T × T tile reads two T × d slices of the data (its rows and its columns): "
                      "8·(T² + 2·T·d) bytes, not 8·(T² + T·d)",
         "tile_elements": "the working set counts bytes: 8 bytes per float64 value, 8·(T² + 2·T·d)",

@@ -1,12 +1,6 @@
 """Checks of assignment 07 (MNIST on the GPU): the one-vs-rest prediction, and the trainer
-and predictor of the debugging exercise judged on what they do once fixed.
-
-Each exercise is declared once (:mod:`kpcourse.checks.exercise`): probes, comparisons,
-named mistakes; in the notebook ``checks.lesson07.test("ex1-ovr-tests", ovr_predict)``,
-and so for ``fixed_train`` (Exercise 2) and ``fixed_predict`` (Exercise 3). The expected
-outputs and the outputs of common mistakes (among them the flaws of the trainer the
-assignment hands out, alone and together) are data (``data/lesson07.json``, written from
-the grader's references); no perceptron and no kernel lives here.
+(``fixed_train``) and predictor (``fixed_predict``) of the debugging exercise judged on what they
+do once fixed; the flaws of the trainer handed out, alone and together, are named mistakes.
 
 The hints of the debugging exercise say which behaviour is wrong and where to look,
 never which line to change: finding the flaws is the exercise.
@@ -14,6 +8,7 @@ never which line to change: finding the flaws is the exercise.
 
 from __future__ import annotations
 
+import functools
 import itertools
 from dataclasses import dataclass
 
@@ -88,33 +83,28 @@ PROBES = {
     # fixed_predict, "precision": digit-like points, the trainer's default kernel, classes (2, 5, 8)
     "predict_precision": (20, 12, 9, np.array([2, 5, 8]), 4, 1.0, 1.0),
 }
-_DIGITS = {}
 
 
+@functools.cache
 def _points(key):
     """The digit-like inputs of a probe, made once: (X, y) or (X_new, X, alpha, Y_pm, b)."""
-    if key not in _DIGITS:
-        if key == "predict_precision":
-            m_new, n, seed, classes = PROBES[key][:4]
-            rng = np.random.default_rng(seed)
-            y = classes[rng.integers(0, len(classes), n + m_new)]
-            X_all = digit_like(y, seed)  # one call: the new points have the same strokes per class
-            X, X_new, y = X_all[:n], X_all[n:], y[:n]
-            Y_pm = np.where(y[:, None] == classes[None, :], 1.0, -1.0)
-            # each class counts mistakes on its own points only: its score sums kernel values with them
-            alpha = (y[None, :] == classes[:, None]) * rng.integers(1, 3, (len(classes), n)).astype(float)
-            b = rng.integers(-3, 4, len(classes)).astype(float)
-            _DIGITS[key] = (X_new, X, alpha, Y_pm, b)
-        else:
-            y, seed = PROBES[key][0], PROBES[key][2]
-            _DIGITS[key] = (digit_like(y, seed), y)
-    return _DIGITS[key]
+    if key != "predict_precision":
+        y, seed = PROBES[key][0], PROBES[key][2]
+        return digit_like(y, seed), y
+    m_new, n, seed, classes = PROBES[key][:4]
+    rng = np.random.default_rng(seed)
+    y = classes[rng.integers(0, len(classes), n + m_new)]
+    X_all = digit_like(y, seed)  # one call: the new points have the same strokes per class
+    X, X_new, y = X_all[:n], X_all[n:], y[:n]
+    Y_pm = np.where(y[:, None] == classes[None, :], 1.0, -1.0)
+    # each class counts mistakes on its own points only: its score sums kernel values with them
+    alpha = (y[None, :] == classes[:, None]) * rng.integers(1, 3, (len(classes), n)).astype(float)
+    return X_new, X, alpha, Y_pm, rng.integers(-3, 4, len(classes)).astype(float)
 
 
 # --------------------------------------------------------------- Exercise 1
 def unpack_labels(answer, m, name):
     """The labels an answer holds, as an array of shape (m,)."""
-    __tracebackhide__ = True
     got = answer.get()
     check_shape(got, (m,), name)
     return np.asarray(got)
@@ -132,7 +122,6 @@ class OvrProbe(Probe):
 
 
 def _labels_of(value, probe, name):
-    __tracebackhide__ = True
     check_shape(value, (len(probe.args[0]),), name)
     return np.asarray(value)
 
@@ -140,7 +129,6 @@ def _labels_of(value, probe, name):
 @comparison("l07_ovr_labels")
 def _ovr_labels(value, expected, name, check, probe, answer):
     """Labels taken from ``classes`` (column indices named), then equal to the expected ones."""
-    __tracebackhide__ = True
     arr, classes = _labels_of(value, probe, name), np.asarray(probe.args[4])
     if not np.all(np.isin(arr, classes)):
         if np.all(np.isin(arr, np.arange(len(classes)))):
@@ -153,7 +141,6 @@ def _ovr_labels(value, expected, name, check, probe, answer):
 @comparison("l07_ovr_scores")
 def _ovr_scores(value, expected, name, check, probe, answer):
     """The labels of the right scores, with the student's own choice of argmax or argmin."""
-    __tracebackhide__ = True
     arr = _labels_of(value, probe, name)
     argmin = probe.argmin if probe.argmin is not None else LESSON.data["ex1-ovr-tests"]["mistaken"][0]["argmin"]
     if not (same(arr, expected) or same(arr, argmin)):
@@ -277,7 +264,6 @@ TRAIN = Exercise(
 @comparison("l07_predict_labels")
 def _predict_labels(value, expected, name, check, probe, answer):
     """Every label one of ``classes``, then equal to the expected ones."""
-    __tracebackhide__ = True
     arr, classes = _labels_of(value, probe, name), np.asarray(probe.args[5])
     if not np.all(np.isin(arr, classes)):
         outside = sorted(set(np.unique(arr).tolist()) - set(classes.tolist()))
@@ -292,7 +278,6 @@ def _predict_labels(value, expected, name, check, probe, answer):
 @comparison("l07_predict_precision")
 def _predict_precision(value, expected, name, check, probe, answer):
     """The labels of the exact scores; one label for every point is what scores that are not numbers give."""
-    __tracebackhide__ = True
     arr = _labels_of(value, probe, name)
     if same(arr, expected):
         return
@@ -315,17 +300,15 @@ PREDICT = Exercise(
     mistakes={
         "argmin": "you picked the class with the lowest score (argmin): the class whose scorer is most confident "
                   "has the largest score",
-        "labels": "your predictions hold a label which is not one of the classes, or not the one the largest "
-                  "score picked: follow what happens to the labels after the argmax (Experiment 1 predicts the "
-                  "four points)",
+        "labels": "your predictions hold a label which is not one of the classes, or not the one the largest score "
+                  "picked: follow what happens to the labels after the argmax (Experiment 1 predicts the four points)",
         "precision": "your predictions are those of scores that are not numbers (inf or NaN): look at the kernel "
                      "values your predictor computes (the probe of Experiment 3)",
     },
     checks=[
         Check("ex3-predict-tests-labels", compare="l07_predict_labels", mistakes=("argmin", "labels"),
               hidden_label="new points (classes with -1 and 0)",
-              hint="small whole-number kernel values: check your scores, "
-                   "sum_j alpha[c, j] Y_pm[j, c] k(x_j, x) + b[c]",
+              hint="small whole-number kernel values: check your scores, sum_j alpha[c, j] Y_pm[j, c] k(x_j, x) + b[c]",
               probes=[_predict_probe(*PROBES["predict_four"], label="the lessons' four points and two new ones "
                                      "(classes [-1, 1], linear kernel)"),
                       _predict_probe(*PROBES["predict_three"], label="6 new points (classes [-1, 0, 4], degree 2)")]),

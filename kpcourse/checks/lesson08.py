@@ -1,11 +1,6 @@
 """Checks of assignment 08 (averaging, margins, model selection): averaged_dual_train,
-geometric_margin, margin_dual_train, choose_sigma, declared in one table (:data:`LESSON`).
-
-The expected outputs and the outputs of common mistakes (averaging over epochs, an
-off-by-one T, an unsigned margin, a strict threshold, a choice made on the whole set, …)
-are data (``data/lesson08.json``, written from the grader's references); no perceptron,
-no margin formula and no cross-validation live here. The choice of σ is judged against
-the scores the student's own function returned (:func:`~kpcourse.checks._core.check_grid_choice`).
+geometric_margin, margin_dual_train, choose_sigma. The choice of σ is judged against the scores
+the student's own function returned (:func:`~kpcourse.checks._core.check_grid_choice`).
 """
 
 from __future__ import annotations
@@ -64,6 +59,10 @@ AVERAGING_HINTS = {
     "over_t1": "divide by T, the number of steps, not by T + 1",
     "mistake_clock": "the clock must tick at every visit (every step), not only at mistakes: t is the step "
                      "number, T the number of steps",
+    "bias_last": "b_avg is the final b: average the bias like alpha, b̄ = (b·(T + 1) − τ_b)/T, "
+                 "where τ_b adds t·y_i at each mistake (b moves by y_i at step t)",
+    "no_clean": "on separable data (training stops after a clean epoch) your T leaves out the "
+                "last, clean epoch: T counts every visit, that epoch's included",
 }
 
 MARGIN_HINTS = {
@@ -84,6 +83,8 @@ MP_HINTS = {
             "negative score is confidently right",
     "ignore_tau": "your updates happen only on mistakes (y_i f_i <= 0): the margin perceptron also updates "
                   "when the score is right but not by more than tau",
+    "stop_mistakes": "you stopped after an epoch without a mistake, but that epoch still made updates: stop after the "
+                     "first epoch without an update (every y_i f_i > tau), or after max_epochs",
 }
 
 CV_HINTS = {
@@ -100,28 +101,19 @@ CV_HINTS = {
                 "error rates (np.mean)",
     "accuracy": "you returned accuracies: cv_scores holds the mean validation error rate of each σ "
                 "(the fraction of misclassified points)",
+    "global_rng": "two calls with the same seed gave different cv_scores: draw the folds from "
+                  "np.random.default_rng(seed), never from the global np.random",
+    "seed": "with seed=1 your cv_scores are not those of the folds of default_rng(1): use the seed "
+            "argument for the permutation",
+    "n_folds": "with n_folds=2 your cv_scores are wrong: split into n_folds folds (the argument)",
 }
-
-AVERAGING_HINTS["bias_last"] = ("b_avg is the final b: average the bias like alpha, b̄ = (b·(T + 1) − τ_b)/T, "
-                                "where τ_b adds t·y_i at each mistake (b moves by y_i at step t)")
-AVERAGING_HINTS["no_clean"] = ("on separable data (training stops after a clean epoch) your T leaves out the "
-                               "last, clean epoch: T counts every visit, that epoch's included")
-MP_HINTS["stop_mistakes"] = ("you stopped after an epoch without a mistake, but that epoch still made updates: "
-                             "stop after the first epoch without an update (every y_i f_i > tau), or after "
-                             "max_epochs")
-CV_HINTS["global_rng"] = ("two calls with the same seed gave different cv_scores: draw the folds from "
-                          "np.random.default_rng(seed), never from the global np.random")
-CV_HINTS["seed"] = ("with seed=1 your cv_scores are not those of the folds of default_rng(1): use the seed "
-                    "argument for the permutation")
-CV_HINTS["n_folds"] = "with n_folds=2 your cv_scores are wrong: split into n_folds folds (the argument)"
 
 
 # ------------------------------------------------------- lesson-specific comparisons
-def _pair(value, expected, name, check, probe, parts):
+@comparison("l08_pair")
+def _pair(value, expected, name, check, probe, answer, parts=(0, 1)):
     """``(counts, bias)``: counts of shape (n,) for the n labels, one number for the bias; then close."""
-    __tracebackhide__ = True
-    names = check.options["names"]
-    alpha, b = value
+    names, (alpha, b) = check.options["names"], value
     check_shape(alpha, (len(probe.args[1]),), f"the {names[0]} returned by {name}")
     if np.ndim(b) != 0:
         raise AssertionError(f"the {names[1]} returned by {name} should be a number, got shape {np.shape(b)}")
@@ -129,22 +121,15 @@ def _pair(value, expected, name, check, probe, parts):
                     atol=check.atol) is None for p in parts)
 
 
-@comparison("l08_pair")
-def _compare_pair(value, expected, name, check, probe, answer):
-    __tracebackhide__ = True
-    _pair(value, expected, name, check, probe, (0, 1))
-
-
 @comparison("l08_pair_counts")
-def _compare_pair_counts(value, expected, name, check, probe, answer):
-    __tracebackhide__ = True
-    _pair(value, expected, name, check, probe, (0,))
+def _pair_counts(value, expected, name, check, probe, answer):
+    """As ``l08_pair``, the counts only (the bias must be one number)."""
+    _pair(value, expected, name, check, probe, answer, parts=(0,))
 
 
 @comparison("l08_identical")
 def _identical(value, expected, name, check, probe, answer):
     """The same numbers as another call with the same arguments (``Probe.like``), exactly."""
-    __tracebackhide__ = True
     if not same(value, expected, rtol=0, atol=0):
         raise AssertionError(f"{name} gave another answer than the same call before")
 
@@ -152,7 +137,6 @@ def _identical(value, expected, name, check, probe, answer):
 @comparison("l08_choice")
 def _choice(value, expected, name, check, probe, answer):
     """``(best_sigma, cv_scores)``: the first σ of the grid with the smallest of the student's own scores."""
-    __tracebackhide__ = True
     best, scores = value
     sigmas = probe.args[2]
     scores = as_numbers(scores, (len(sigmas),), f"the cv_scores returned for {len(sigmas)} values of sigma")

@@ -23,7 +23,7 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 
 from kpcourse.grading.course import ensure_in_gradebook, nbgrader, submissions
-from kpcourse.grading.paths import course_path
+from kpcourse.grading.paths import copy_source, course_path
 from kpcourse.grading.progress import Progress, clock
 from kpcourse.grading.spec import SUMMARY
 from kpcourse.grading.summary import Summary
@@ -72,7 +72,7 @@ def grade_batch(root, pairs, workdir, env):
     root, t = Path(root), Path(workdir)
     assignment = pairs[0][1]
     shutil.copy2(root / "nbgrader_config.py", t / "nbgrader_config.py")
-    shutil.copytree(course_path(root, "source", assignment=assignment), course_path(t, "source", assignment=assignment))
+    copy_source(root, t, assignment)
     for student, _ in pairs:
         shutil.copytree(course_path(root, "submitted", student, assignment),
                         course_path(t, "submitted", student, assignment))

@@ -12,13 +12,21 @@ A grader file of a declared lesson holds three things beside its checks module's
 
 :func:`cells` turns them into the grader's ``cells()``, :func:`visible_data` into the
 data the visible checks hold (``make checks-data``).
+
+Every grader file is grader-only: never released and never mounted in the student's
+sandbox, so its references and hidden probes stay out of the student's reach.
+``python -m kpcourse.grading checks-data NN-slug`` writes ``kpcourse/checks/data/lessonNN.json``
+from its ``visible_data()``; ``tests/test_graders.py`` keeps the two equal.
 """
 
 from __future__ import annotations
 
 import copy
+import importlib.util
+import sys
 import zlib
 from collections.abc import Mapping
+from pathlib import Path
 
 import numpy as np
 
@@ -26,7 +34,7 @@ from kpcourse.checks._core import Ref, Test
 from kpcourse.checks.exercise import judge
 from kpcourse.grading.spec import Cell
 
-__all__ = ["outputs", "visible_data", "hidden_probes", "cells", "grader", "sign_labels", "DEFAULT_SEED"]
+__all__ = ["outputs", "visible_data", "hidden_probes", "cells", "grader", "sign_labels", "shared", "DEFAULT_SEED"]
 
 #: Seed of the hidden probes when the grading run gives none (tests, `judge_here`).
 DEFAULT_SEED = 20260
@@ -172,3 +180,22 @@ def sign_labels(scores, mistake=None):
     s = np.asarray(scores, dtype=float)
     labels = np.sign(s) if mistake == "np_sign" else np.where(s >= 0 if mistake == "zero_plus" else s > 0, 1, -1)
     return int(labels) if labels.ndim == 0 else labels
+
+
+def shared(grader_file):
+    """``source/references.py``, the references several grader files share, loaded once (grader side only).
+
+    ``_shared = declared.shared(__file__)`` in ``source/<assignment>/grader.py``; like the
+    grader files it is never installed with the package nor mounted in a sandbox.
+    """
+    path = Path(grader_file).resolve().parent.parent / "references.py"
+    name = f"kpcourse_grader_references_{zlib.crc32(str(path).encode())}"
+    if name not in sys.modules:
+        if not path.is_file():
+            raise FileNotFoundError(f"{path} is missing: the grader files share it (a copy of a course needs it "
+                                    "beside the assignments' folders: kpcourse.grading.paths.copy_source)")
+        spec = importlib.util.spec_from_file_location(name, path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        sys.modules[name] = module
+    return sys.modules[name]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["random_separable"]
+__all__ = ["random_separable", "new_seed"]
 
 
 def random_separable(n, n_features=2, *, margin=0.1, offset=True, scale=1.0, random_state=0):
@@ -40,3 +40,8 @@ def random_separable(n, n_features=2, *, margin=0.1, offset=True, scale=1.0, ran
         X, s = X[np.abs(s) >= margin][:n], s[np.abs(s) >= margin][:n]
         if len(X) == n and len(np.unique(np.sign(s))) == 2:
             return scale * X, np.where(s > 0, 1, -1).astype(np.int64)
+
+
+def new_seed(rng):
+    """A seed drawn from ``rng``, for a helper that takes ``random_state`` (a fresh problem per draw)."""
+    return int(rng.integers(2**31))

@@ -1,11 +1,4 @@
-"""Grader of assignment 01 (similarity and exemplars): references and hidden probes.
-
-Grader-only: never released, never visible to the student's code. The exercises are
-declared in ``kpcourse.checks.lesson01`` (probes, comparisons, named mistakes); here
-are the references (with each named mistake as an option) and the hidden probes,
-drawn from the run's seed. ``python -m kpcourse.grading checks-data 01-similarity``
-writes the visible data from ``visible_data()``; a unit test keeps the two equal.
-"""
+"""Grader of assignment 01 (similarity and exemplars): references and hidden probes."""
 
 from collections import Counter
 
@@ -77,15 +70,10 @@ def nearest_neighbour_predict(K_test_train, y_train, mistake=None):
     K, y = np.asarray(K_test_train, dtype=float), np.asarray(y_train)
     if K.ndim != 2 or K.shape[1] != len(y):
         raise ValueError("K_test_train must be (n_test, n_train) with n_train = len(y_train)")
-    if mistake == "axis0":
-        return y[K.argmax(axis=0)]
-    if mistake == "argmin":
-        return y[K.argmin(axis=1)]
-    if mistake == "indices":
-        return K.argmax(axis=1)
-    if mistake == "tie":  # the last of the maxima
-        return y[K.shape[1] - 1 - K[:, ::-1].argmax(axis=1)]
-    return y[K.argmax(axis=1)]
+    return {"axis0": lambda: y[K.argmax(axis=0)], "argmin": lambda: y[K.argmin(axis=1)],
+            "indices": lambda: K.argmax(axis=1),
+            "tie": lambda: y[K.shape[1] - 1 - K[:, ::-1].argmax(axis=1)],  # the last of the maxima
+            }.get(mistake, lambda: y[K.argmax(axis=1)])()
 
 
 REFERENCES = {"cosine_similarity": cosine_similarity, "shared_word_count": shared_word_count,
@@ -152,6 +140,5 @@ HIDDEN = {"ex1-cosine-tests-values": _cosine_values, "ex1-cosine-tests-interface
           "ex3-normalised-tests-values": lambda rng: _word_pairs(rng, 14),
           "ex3-normalised-tests-edge": _normalised_edges,
           "ex4-nn-tests-values": _nn_values, "ex4-nn-tests-interface": _nn_inputs}
-
 
 visible_data, cells = declared.grader(visible.LESSON, REFERENCES, HIDDEN)

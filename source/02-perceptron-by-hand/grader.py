@@ -1,11 +1,4 @@
-"""Grader of assignment 02 (the perceptron by hand): references and hidden probes.
-
-Grader-only: never released, never visible to the student's code. The exercises are
-declared in ``kpcourse.checks.lesson02`` (probes, comparisons, named mistakes); here
-are the references (with each named mistake as an option) and the hidden probes,
-drawn from the run's seed. ``python -m kpcourse.grading checks-data`` writes the
-visible data from ``visible_data()``; a unit test keeps the two equal.
-"""
+"""Grader of assignment 02 (the perceptron by hand): references and hidden probes."""
 
 import numpy as np
 
@@ -15,6 +8,9 @@ from kpcourse.datasets import quiz_points, quiz_transform, worked_example
 from kpcourse.grading import declared
 from kpcourse.grading.testdata import random_separable
 
+_shared = declared.shared(__file__)
+labels_or_mistake = _shared.labels_or_mistake
+
 FORBIDDEN = ("kpcourse", "sklearn", "scipy")
 
 
@@ -23,11 +19,7 @@ def predict(w, b, X, mistake=None):
     X = np.asarray(X, float)
     if X.shape[1] != len(w):
         raise ValueError("X and w do not match")
-    scores = X @ w + (0.0 if mistake == "no_bias" else b)
-    if mistake == "scores":
-        return scores
-    labels = declared.sign_labels(scores, mistake)
-    return -labels if mistake == "flipped" else labels
+    return labels_or_mistake(X @ w + (0.0 if mistake == "no_bias" else b), mistake)
 
 
 def update(w, b, x, y, learning_rate, mistake=None):
@@ -69,21 +61,17 @@ def primal(X, y, lr, max_epochs, *, zero_is_mistake=True, bias=True, bias_lr=Tru
 _TRAIN_OPTIONS = {"before": {"before": True}, "no_stop": {"stop": False}, "sign0": {"zero_is_mistake": False},
                   "no_bias": {"bias": False}, "bias_no_lr": {"bias_lr": False},
                   "no_lr": {"bias_lr": False, "w_lr": False}}
+#: The trace of each trace mistake, from the right one: epochs numbered from 0, samples from 1, the intercept
+#: last, the rows of mistakes only.
+_TRACES = {"epochs": lambda t: np.c_[t[:, 0] - 1, t[:, 1:]], "index": lambda t: np.c_[t[:, 0], t[:, 1] + 1, t[:, 2:]],
+           "columns": lambda t: np.hstack([t[:, :3], t[:, 4:], t[:, 3:4]]), "only_mistakes": lambda t: t[t[:, 2] == 1]}
 
 
 def train(X, y, learning_rate=1.0, max_epochs=100, mistake=None):
     if len(X) != len(y):
         raise ValueError("X and y do not match")
     w, b, t = primal(X, y, learning_rate, max_epochs, **_TRAIN_OPTIONS.get(mistake, {}))
-    if mistake == "epochs":
-        t[:, 0] -= 1
-    elif mistake == "index":
-        t[:, 1] += 1
-    elif mistake == "columns":
-        t = np.hstack([t[:, :3], t[:, 4:], t[:, 3:4]])
-    elif mistake == "only_mistakes":
-        t = t[t[:, 2] == 1]
-    return w, b, t
+    return w, b, _TRACES.get(mistake, lambda t: t)(t)
 
 
 REFERENCES = {"predict": predict, "update": update, "train": train}
@@ -105,39 +93,26 @@ def _boundary_grid(rng):
     return probes
 
 
-def _steps(rng, count=20):
-    """Random steps, both mistakes and correct points, of random sizes."""
-    probes = []
-    for _ in range(count):
-        d = int(rng.integers(2, 5))
-        probes.append(Probe((rng.normal(size=d), float(rng.normal()), rng.normal(size=d),
-                             int(rng.choice([-1, 1])), float(rng.choice([0.1, 0.5, 2.0])))))
-    return probes
+def _step(rng):
+    """A random step (a mistake or a correct point) of a random size."""
+    d = int(rng.integers(2, 5))
+    return Probe((rng.normal(size=d), float(rng.normal()), rng.normal(size=d), int(rng.choice([-1, 1])),
+                  float(rng.choice([0.1, 0.5, 2.0]))))
 
 
 def _zero_steps(rng):
     """Integer steps whose score is exactly 0, for both labels."""
-    probes = []
-    for y in (-1, 1, -1, 1, -1, 1):
-        w, x = rng.integers(-3, 4, size=3).astype(float), rng.integers(-3, 4, size=3).astype(float)
-        probes.append(Probe((w, -float(w @ x), x, y, 0.5)))
-    return probes
+    wx = [(rng.integers(-3, 4, size=3).astype(float), rng.integers(-3, 4, size=3).astype(float)) for _ in range(6)]
+    return [Probe((w, -float(w @ x), x, y, 0.5)) for (w, x), y in zip(wx, (-1, 1) * 3, strict=True)]
 
 
 def _traces(rng):
-    X4, y4 = worked_example()
-    probes = [Probe((X4, y4, 0.25, 100))]
-    for _ in range(2):
-        X, y = random_separable(20, 3, random_state=rng)
-        probes.append(Probe((X, y, 0.5, 100)))
-    return probes
+    return [Probe((*worked_example(), 0.25, 100)),
+            *(Probe((*random_separable(20, 3, random_state=rng), 0.5, 100)) for _ in range(2))]
 
 
 def _results(rng):
-    probes = []
-    for _ in range(3):
-        X, y = random_separable(30, 4, random_state=rng)
-        probes.append(Probe((X, y, 0.5, 200)))
+    probes = [Probe((*random_separable(30, 4, random_state=rng), 0.5, 200)) for _ in range(3)]
     Xq, yq = quiz_points()  # the perceptron quiz's 20 points, its own recipe: transformed, learning rate 1
     return [*probes, Probe((quiz_transform(Xq)[:, :2], yq, 1.0, 100))]
 
@@ -145,17 +120,13 @@ def _results(rng):
 def _stopping(rng):
     X = rng.normal(size=(12, 2))
     y = np.where(X[:, 0] * X[:, 1] > 0, 1, -1)  # no line separates these
-    probes = [Probe((X, y, 1.0, E)) for E in (1, 7)]
-    for _ in range(2):
-        Xs, ys = random_separable(15, 2, random_state=rng)
-        probes.append(Probe((Xs, ys, 1.0, 100)))
-    return probes
+    return [*(Probe((X, y, 1.0, E)) for E in (1, 7)),
+            *(Probe((*random_separable(15, 2, random_state=rng), 1.0, 100)) for _ in range(2))]
 
 
 HIDDEN = {"ex1-predict-tests": _new_points, "ex1-predict-tests-zero": _boundary_grid,
-          "ex2-update-tests-weights": _steps, "ex2-update-tests-zero": _zero_steps,
-          "ex2-update-tests-bias": _steps, "ex3-train-tests-trace": _traces,
+          "ex2-update-tests-weights": lambda rng: [_step(rng) for _ in range(20)], "ex2-update-tests-zero": _zero_steps,
+          "ex2-update-tests-bias": lambda rng: [_step(rng) for _ in range(20)], "ex3-train-tests-trace": _traces,
           "ex3-train-tests-result": _results, "ex3-train-tests-stop": _stopping}
-
 
 visible_data, cells = declared.grader(visible.LESSON, REFERENCES, HIDDEN)

@@ -1,14 +1,8 @@
 """Grader of assignment 03 (the dual form): references and hidden probes.
 
-Grader-only: never released, never visible to the student's code. The exercises are
-declared in ``kpcourse.checks.lesson03`` (probes, comparisons, named mistakes); here
-are the references (with each named mistake as an option) and the hidden probes,
-drawn from the run's seed. ``python -m kpcourse.grading checks-data 03-dual-form``
-writes the visible data from ``visible_data()``; a unit test keeps the two equal.
-
-The reference is the dual loop :func:`dual` below; unit tests check that it trains
-exactly like ``KernelPerceptron`` and that its counts are ``Perceptron.alpha_`` (this
-file imports neither: the kernel perceptron would load torch in the grader).
+The reference loop is :func:`~references.dual_perceptron (``source/references.py``)`; unit tests
+check that it trains exactly like ``KernelPerceptron`` and that its counts are ``Perceptron.alpha_``
+(this file imports neither: the kernel perceptron would load torch in the grader).
 """
 
 import numpy as np
@@ -20,36 +14,13 @@ from kpcourse.grading import declared
 from kpcourse.grading.testdata import random_separable
 from kpcourse.kernels import rbf
 
-FORBIDDEN = ("kpcourse", "sklearn", "scipy")
+_shared = declared.shared(__file__)
+dual_perceptron, labels_or_mistake = _shared.dual_perceptron, _shared.labels_or_mistake
 
-#: The perceptron quiz's graded answer, from its own recipe (points rescaled, learning
-#: rate 1, w = 0, file order): the weights of the two rescaled features, then the weight
-#: of the constant-1 column, which is the bias of a perceptron that has one.
-QUIZ_W = np.array([-1.26035052, -1.21318978])
-QUIZ_B = visible.QUIZ_B
-#: The dual counts of that run (a unit test checks them against the primal run).
-QUIZ_ALPHA = visible.QUIZ_ALPHA
+FORBIDDEN = ("kpcourse", "sklearn", "scipy")
 
 
 # ----------------------------------------------------------------- references
-def dual(K, y, max_epochs, lr, *, zero_is_mistake=True, bias=True, bias_lr=True, bias_in_score=True,
-         step="one"):
-    """The dual perceptron loop and its common mistakes (the default is right)."""
-    n = len(y)
-    alpha, b = np.zeros(n), 0.0
-    for _ in range(max_epochs):
-        made = 0
-        for i in range(n):
-            s = y[i] * (lr * np.dot(alpha * y, K[:, i]) + (b if bias_in_score else 0.0))
-            if (s <= 0) if zero_is_mistake else (s < 0):
-                alpha[i] = {"one": alpha[i] + 1, "set": 1.0}[step]
-                b += ((lr if bias_lr else 1.0) * y[i]) if bias else 0.0
-                made += 1
-        if made == 0:
-            break
-    return alpha, b
-
-
 _DUAL_OPTIONS = {"sign0": {"zero_is_mistake": False}, "set": {"step": "set"}, "no_bias": {"bias": False},
                  "bias_out": {"bias_in_score": False}, "bias_no_lr": {"bias_lr": False}}
 
@@ -58,12 +29,9 @@ def dual_train(K, y, max_epochs=10, learning_rate=1.0, mistake=None):
     K, y = np.asarray(K, dtype=float), np.asarray(y)
     if K.shape != (len(y), len(y)):
         raise ValueError("K must be (n, n) for n = len(y)")
-    alpha, b = dual(K, y, max_epochs, learning_rate, **_DUAL_OPTIONS.get(mistake, {}))
-    if mistake == "negative":  # alpha += y_i
-        alpha = alpha * y
-    elif mistake == "alpha_lr":  # alpha += learning_rate
-        alpha = alpha * learning_rate
-    return alpha, float(b)
+    alpha, b = dual_perceptron(K, y, max_epochs, learning_rate, **_DUAL_OPTIONS.get(mistake, {}))
+    scale = {"negative": y, "alpha_lr": learning_rate}.get(mistake, 1)  # alpha += y_i, alpha += learning_rate
+    return alpha * scale, float(b)
 
 
 def dual_predict(K_test_train, alpha, y, b, learning_rate=1.0, mistake=None):
@@ -72,10 +40,7 @@ def dual_predict(K_test_train, alpha, y, b, learning_rate=1.0, mistake=None):
         raise ValueError("K_test_train needs one column per training sample")
     lr = 1.0 if mistake == "no_lr" else learning_rate
     s = lr * (K @ (alpha * (1 if mistake == "no_y" else y))) + (0.0 if mistake == "no_b" else b)
-    if mistake == "scores":
-        return s
-    labels = declared.sign_labels(s, mistake)
-    return -labels if mistake == "flipped" else labels
+    return labels_or_mistake(s, mistake)
 
 
 def primal_from_dual(X, alpha, y, b, learning_rate=1.0, mistake=None):
@@ -104,36 +69,30 @@ def rbf_problem(random_state=5):
 
 def _run(K, y, lr=1.0):
     """The counts and bias of a real run (``Perceptron.alpha_``, ``intercept_``)."""
-    alpha, b = dual(K, y, 100, lr)
+    alpha, b = dual_perceptron(K, y, 100, lr)
     return alpha.astype(np.int64), b
 
 
-def _counts(rng):
-    probes = []
-    for _ in range(3):  # far from the origin, separable through it: the bias never decides a mistake
-        X, y = random_separable(40, 2, margin=0.05, offset=False, scale=100.0, random_state=rng)
-        probes.append(Probe((X @ X.T, y), {"max_epochs": 100}))
-    return probes
+def _gram(rng, n, d, **kw):
+    """A random separable problem (:func:`random_separable`): its Gram matrix X Xᵀ and its labels."""
+    X, y = random_separable(n, d, random_state=rng, **kw)
+    return X @ X.T, y
+
+
+def _counts(rng):  # far from the origin, separable through it: the bias never decides a mistake
+    return [Probe(_gram(rng, 40, 2, margin=0.05, offset=False, scale=100.0), {"max_epochs": 100}) for _ in range(3)]
 
 
 def _bias(rng):
-    probes = []
-    for _ in range(2):
-        X, y = random_separable(30, 2, random_state=rng)
-        probes.append(Probe((X @ X.T, y), {"max_epochs": 100}))
-    K, y = rbf_problem(int(rng.integers(2**31)))
+    probes = [Probe(_gram(rng, 30, 2), {"max_epochs": 100}) for _ in range(2)]
     _, yq, Kq = visible.QUIZ
     # the RBF rings; the perceptron quiz: the whole run, and the run stopped after its first epoch
-    return [*probes, Probe((K, y), {"max_epochs": 20}), Probe((Kq, yq), {"max_epochs": 100}),
-            Probe((Kq, yq), {"max_epochs": 1})]
+    return [*probes, Probe(rbf_problem(int(rng.integers(2**31))), {"max_epochs": 20}),
+            Probe((Kq, yq), {"max_epochs": 100}), Probe((Kq, yq), {"max_epochs": 1})]
 
 
 def _rate(rng):
-    problems = []
-    for _ in range(2):
-        X, y = random_separable(30, 3, random_state=rng)
-        problems.append((X @ X.T, y))
-    problems.append((visible.QUIZ[2], visible.QUIZ[1]))  # the quiz's Gram matrix and labels
+    problems = [_gram(rng, 30, 3), _gram(rng, 30, 3), (visible.QUIZ[2], visible.QUIZ[1])]  # and the quiz's
     probes = []
     for K, y in problems:
         base = len(probes)
@@ -185,8 +144,7 @@ def _checks(rng):
         while lr == 0.1 and b == np.sum(lr * alpha * y):  # b of the run differs from the sum by rounding
             X, y = random_separable(25, 3, random_state=rng)
             alpha, b = _run(X @ X.T, y, lr)
-        extra = alpha.copy()
-        extra[0] += 1  # one count more than the run made: b no longer matches
+        extra = np.r_[alpha[0] + 1, alpha[1:]]  # one count more than the run made: b no longer matches
         kw = {"learning_rate": lr}
         probes += [Probe((X, alpha, y, b), kw),
                    Probe((X, alpha, y, b + lr), kw, raises="ValueError",
@@ -215,6 +173,5 @@ HIDDEN = {"ex1-dual-train-tests-counts": _counts, "ex1-dual-train-tests-bias": _
           "ex1-dual-train-tests-rate": _rate, "ex2-dual-predict-tests": _new_points,
           "ex2-dual-predict-tests-details": _rates, "ex3-primal-from-dual-tests": _random_counts,
           "ex3-primal-from-dual-tests-checks": _checks, "ex3-primal-from-dual-tests-quiz": _primal_runs}
-
 
 visible_data, cells = declared.grader(visible.LESSON, REFERENCES, HIDDEN)

@@ -1,18 +1,9 @@
 """Grader of assignment 04 (the kernel trick): references and hidden probes.
 
-Grader-only: never released, never visible to the student's code. The exercises are
-declared in ``kpcourse.checks.lesson04`` (probes, comparisons, named mistakes); here
-are the references (with each named mistake as an option) and the hidden probes,
-drawn from the run's seed. ``python -m kpcourse.grading checks-data 04-kernel-trick``
-writes the visible data from ``visible_data()``; a unit test keeps the two equal.
-
-The references are plain NumPy (the kernel perceptron is the online rule of
-``KernelPerceptron(kernel="poly", degree=2, coef0=1.0, shuffle=False)``; a unit test
-checks that they agree).
-
-``identity_gap(feature_map, X, Z)`` is called with the maps that the assignment gives
-in a locked cell (``phi_without_root``, ``all_ordered_products``), passed by name:
-never with the student's ``phi``, so that exercise 2 is graded on its own.
+The kernel perceptron is the online rule of ``KernelPerceptron(kernel="poly", degree=2,
+coef0=1.0, shuffle=False)`` in plain NumPy (a unit test checks that they agree).
+``identity_gap`` is called with the maps the assignment gives in a locked cell, passed by
+name, never with the student's ``phi``: exercise 2 is graded on its own.
 """
 
 import math
@@ -24,59 +15,24 @@ from kpcourse.checks.exercise import Probe
 from kpcourse.datasets import unit_disc
 from kpcourse.grading import declared
 
+_shared = declared.shared(__file__)
+dual_perceptron, labels_or_mistake = _shared.dual_perceptron, _shared.labels_or_mistake
+
 #: kpcourse (its feature maps, kernels, KernelPerceptron, n_polynomial_features),
 #: scikit-learn (PolynomialFeatures, ...) and SciPy (scipy.special.comb, ...).
 FORBIDDEN = ("kpcourse", "sklearn", "scipy")
 
 
 # ----------------------------------------------------------------- references
-def quadratic(X, cross=None):
-    """(x1², x2², cross·x1x2): the exercise's φ (cross factor √2 by default), or a mistake's."""
-    X = np.asarray(X, dtype=float)
-    cross = math.sqrt(2.0) if cross is None else cross
-    return np.column_stack([X[:, 0] ** 2, X[:, 1] ** 2, cross * X[:, 0] * X[:, 1]])
-
-
-def gap(feature_map, X, Z, how="max"):
-    """max |φ(X) φ(Z)ᵀ − (X Zᵀ)²| and the common mistakes (signed, flipped, mean, sum)."""
-    D = feature_map(X) @ feature_map(Z).T - (X @ Z.T) ** 2
-    return float({"max": np.abs(D).max(), "signed": D.max(), "flipped": (-D).max(),
-                  "mean": np.abs(D).mean(), "sum": np.abs(D).sum()}[how])
-
-
 def _kernel(A, B, kernel="quadratic"):
     G = np.asarray(A, dtype=float) @ np.asarray(B, dtype=float).T
     return {"quadratic": (1.0 + G) ** 2, "homogeneous": G ** 2, "linear": G}[kernel]
 
 
-def kernel_train(X, y, max_epochs, *, kernel="quadratic", zero_is_mistake=True, bias=True,
-                 bias_in_score=True, step="one"):
+def kernel_train(X, y, max_epochs, *, kernel="quadratic", **options):
     """The kernel perceptron with k = (1 + x·z)² and its common mistakes (the default is right)."""
-    K = _kernel(X, X, kernel)
-    n = len(y)
-    alpha, b = np.zeros(n), 0.0
-    for _ in range(max_epochs):
-        made = 0
-        for i in range(n):
-            s = y[i] * (np.dot(alpha * y, K[:, i]) + (b if bias_in_score else 0.0))
-            if (s <= 0) if zero_is_mistake else (s < 0):
-                alpha[i] = alpha[i] + 1 if step == "one" else 1.0
-                b += y[i] if bias else 0.0
-                made += 1
-        if made == 0:
-            break
+    alpha, b = dual_perceptron(_kernel(X, X, kernel), y, max_epochs, **options)
     return alpha, float(b)
-
-
-def kernel_scores(X_train, y_train, alpha, b, X_new, *, kernel="quadratic", use_y=True, use_b=True):
-    """f(x) = Σ_j alpha_j y_j k(x_j, x) + b for the rows of X_new (and the common mistakes)."""
-    weights = np.asarray(alpha, dtype=float) * (np.asarray(y_train) if use_y else 1.0)
-    return _kernel(X_new, X_train, kernel) @ weights + (b if use_b else 0.0)
-
-
-def kernel_predict(*args, **kwargs):
-    """Labels of :func:`kernel_scores`: +1 where the score is positive, else -1."""
-    return np.where(kernel_scores(*args, **kwargs) > 0, 1, -1)
 
 
 def count(d, n):
@@ -90,18 +46,23 @@ _TRAIN_OPTIONS = {"homogeneous": {"kernel": "homogeneous"}, "linear": {"kernel":
 
 
 def phi(X, mistake=None):
+    """(x1², x2², √2·x1x2): the exercise's φ, or a mistake's (cross factor 1 or 2, columns reordered)."""
     X = np.asarray(X, dtype=float)
     if X.ndim != 2 or X.shape[1] != 2:
         raise ValueError("X must have shape (n, 2)")
-    features = quadratic(X, {"no_root": 1.0, "doubled": 2.0}.get(mistake))
+    cross = {"no_root": 1.0, "doubled": 2.0}.get(mistake, math.sqrt(2.0))
+    features = np.column_stack([X[:, 0] ** 2, X[:, 1] ** 2, cross * X[:, 0] * X[:, 1]])
     return features[:, [2, 0, 1]] if mistake == "order" else features
 
 
 def identity_gap(feature_map, X, Z, mistake=None):
+    """max |φ(X) φ(Z)ᵀ − (X Zᵀ)²|, or a mistake's (signed, flipped, mean, sum)."""
     X, Z = np.asarray(X, dtype=float), np.asarray(Z, dtype=float)
     if X.ndim != 2 or Z.ndim != 2 or X.shape[1] != Z.shape[1]:
         raise ValueError("X and Z must be 2-D with the same number of columns")
-    return gap(feature_map, X, Z, mistake or "max")
+    D = feature_map(X) @ feature_map(Z).T - (X @ Z.T) ** 2
+    return float({"signed": D.max(), "flipped": (-D).max(), "mean": np.abs(D).mean(),
+                  "sum": np.abs(D).sum()}.get(mistake, np.abs(D).max()))
 
 
 def kernel_perceptron_train(X, y, max_epochs, mistake=None):
@@ -113,16 +74,14 @@ def kernel_perceptron_train(X, y, max_epochs, mistake=None):
 
 
 def kernel_perceptron_predict(X_train, y_train, alpha, b, X_new, mistake=None):
+    """Labels of f(x) = Σ_j alpha_j y_j k(x_j, x) + b for the rows of X_new, or a mistake's."""
     X_train, X_new = np.asarray(X_train, dtype=float), np.asarray(X_new, dtype=float)
     if X_new.ndim != 2 or X_new.shape[1] != X_train.shape[1]:
         raise ValueError("X_new and X_train must have the same number of columns")
-    kw = {"no_y": {"use_y": False}, "no_b": {"use_b": False}, "homogeneous": {"kernel": "homogeneous"},
-          "linear": {"kernel": "linear"}}.get(mistake, {})
-    s = kernel_scores(X_train, y_train, alpha, b, X_new, **kw)
-    if mistake == "scores":
-        return s
-    labels = declared.sign_labels(s, mistake)
-    return -labels if mistake == "flipped" else labels
+    weights = np.asarray(alpha, dtype=float) * (1.0 if mistake == "no_y" else np.asarray(y_train))
+    kernel = mistake if mistake in ("homogeneous", "linear") else "quadratic"
+    scores = _kernel(X_new, X_train, kernel) @ weights + (0.0 if mistake == "no_b" else b)
+    return labels_or_mistake(scores, mistake)
 
 
 def count_features(d, degree, mistake=None):
@@ -212,6 +171,5 @@ HIDDEN = {"ex1-phi-tests-shape": _phi_shapes, "ex1-phi-tests-values": _phi_value
           "ex3-train-tests-stop": _train_stop, "ex4-predict-tests-basic": _predict_points,
           "ex4-predict-tests-details": _predict_zero_and_kernel, "ex5-count-tests-basic": _count_types,
           "ex5-count-tests-values": _count_values}
-
 
 visible_data, cells = declared.grader(visible.LESSON, REFERENCES, HIDDEN)

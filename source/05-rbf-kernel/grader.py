@@ -1,17 +1,9 @@
 """Grader of assignment 05 (the Gaussian kernel): references and hidden probes.
 
-Grader-only: never released, never visible to the student's code (the sandbox does
-not mount the course folder). The exercises are declared in ``kpcourse.checks.lesson05``
-(probes, comparisons, named mistakes); here are the references (with each named mistake
-as an option) and the hidden probes, drawn from the run's seed.
-``python -m kpcourse.grading checks-data 05-rbf-kernel`` writes the visible data from
-``visible_data()``; a unit test keeps the two equal.
-
-Exercises 1 and 2 ask for the RBF kernel written with NumPy: a graded function that
-reaches anything in kpcourse, scikit-learn or SciPy gets no credit. Exercise 3 trains
-models with ``kpcourse.perceptron.KernelPerceptron`` (allowed); the choice of σ is the
-student's. Whether ``rbf_gram`` is loop-free is decided from its source (``loop_free``),
-never by timing it.
+Grader-only; the exercises are declared in ``kpcourse.checks.lesson05``. Exercises 1 and 2 ask
+for the RBF kernel written with NumPy: a graded function that reaches anything in kpcourse,
+scikit-learn or SciPy gets no credit. Exercise 3 trains models with
+``kpcourse.perceptron.KernelPerceptron`` (allowed); the choice of σ is the student's.
 """
 
 import numpy as np
@@ -20,7 +12,11 @@ from kpcourse import datasets
 from kpcourse.checks import lesson05 as visible
 from kpcourse.checks.exercise import Probe
 from kpcourse.grading import declared
+from kpcourse.grading.testdata import new_seed
 from kpcourse.perceptron import KernelPerceptron
+
+_shared = declared.shared(__file__)
+kept, rbf = _shared.kept, _shared.rbf
 
 FORBIDDEN = ("kpcourse", "sklearn", "scipy")
 #: What choose_sigma may use although FORBIDDEN covers it: the model is not the exercise.
@@ -36,32 +32,12 @@ OPTIONS = {"ex1-rbf-gram-tests-loop-free": {"answer_bytes": 16 * 2**20},  # 1200
 
 
 # ----------------------------------------------------------------- references
-def squared_distances(X, Z):
-    """‖X[i] − Z[j]‖² by broadcasting (exact, no cancellation)."""
-    X, Z = np.asarray(X, float), np.asarray(Z, float)
-    return ((X[:, None, :] - Z[None, :, :]) ** 2).sum(-1)
-
-
-def rbf(X, Z, sigma):
-    """The Gaussian kernel exp(-‖x − z‖² / (2σ²)) for all pairs."""
-    return np.exp(-squared_distances(X, Z) / (2.0 * sigma ** 2))
-
-
-def kernel(d2, sigma, mistake=None):
-    """The kernel from squared distances, or what a mistake of ``visible.KERNEL_HINTS`` computes."""
-    return {"sigma": lambda: np.exp(-d2 / (2.0 * sigma)), "no2": lambda: np.exp(-d2 / sigma ** 2),
-            "over_sigma": lambda: np.exp(-d2 / sigma), "gamma": lambda: np.exp(-sigma * d2),
-            "times": lambda: np.exp(-d2 * 2.0 * sigma ** 2),
-            "distance": lambda: np.exp(-np.sqrt(d2) / (2.0 * sigma ** 2)),
-            "sign": lambda: np.exp(d2 / (2.0 * sigma ** 2)),
-            "d2": lambda: d2}.get(mistake, lambda: np.exp(-d2 / (2.0 * sigma ** 2)))()
-
-
 def rbf_gram(X, Z, sigma, mistake=None):
+    """The kernel, or what a mistake of ``visible.KERNEL_HINTS`` computes (``references.RBF_SLIPS``)."""
     X, Z = np.asarray(X, float), np.asarray(Z, float)
     if X.ndim != 2 or Z.ndim != 2 or X.shape[1] != Z.shape[1] or not sigma > 0:
         raise ValueError("X and Z must be 2-D with the same columns, and sigma > 0")
-    return kernel(squared_distances(X, Z), sigma, mistake)
+    return rbf(X, Z, sigma, mistake)
 
 
 def rbf_score(X, y, alpha, query, sigma):
@@ -74,35 +50,25 @@ def rbf_predict(X, y, alpha, query, sigma, mistake=None):
     y, alpha = np.asarray(y), np.asarray(alpha)
     if len(y) != len(X) or len(alpha) != len(X) or query.shape != (X.shape[1],):
         raise ValueError("y, alpha and query must match X")
-    k = kernel(squared_distances(X, query[None])[:, 0], sigma, mistake)
+    k = rbf(X, query[None], sigma, mistake)[:, 0]
     weights = {"no_y": alpha, "no_alpha": y, "plain": np.ones(len(X))}.get(mistake, alpha * y)
     score = float(np.sum(weights * k))
     return score, declared.sign_labels(score, mistake)
 
 
-_ERRORS = {}
-
-
+@kept
 def sigma_errors(X_train, y_train, X_val, y_val, sigmas, max_epochs=MAX_EPOCHS):
-    """Training and validation error rates of ``KernelPerceptron(kernel="rbf", sigma=s)`` per σ.
-
-    The reference of Exercise 3: ``max_epochs=10, random_state=0`` on the CPU (kept per
-    input, since each named mistake asks again).
-
-    Returns
-    -------
-    train, val : ndarray of shape (len(sigmas),)
+    """Training and validation error rates (``train, val``, one per σ) of
+    ``KernelPerceptron(kernel="rbf", sigma=s)``: the reference of Exercise 3, ``max_epochs=10,
+    random_state=0`` on the CPU (kept per input, since each named mistake asks again).
     """
-    key = (*(np.asarray(a).tobytes() for a in (X_train, y_train, X_val, y_val)), tuple(sigmas), max_epochs)
-    if key not in _ERRORS:
-        train, val = [], []
-        for s in sigmas:
-            model = KernelPerceptron(kernel="rbf", sigma=s, max_epochs=max_epochs, random_state=0,
-                                     device="cpu").fit(X_train, y_train)
-            train.append(np.mean(model.predict(X_train) != y_train))
-            val.append(np.mean(model.predict(X_val) != y_val))
-        _ERRORS[key] = np.array(train), np.array(val)
-    return tuple(e.copy() for e in _ERRORS[key])
+    train, val = [], []
+    for s in sigmas:
+        model = KernelPerceptron(kernel="rbf", sigma=s, max_epochs=max_epochs, random_state=0,
+                                 device="cpu").fit(X_train, y_train)
+        train.append(np.mean(model.predict(X_train) != y_train))
+        val.append(np.mean(model.predict(X_val) != y_val))
+    return np.array(train), np.array(val)
 
 
 def choose_sigma(X_train, y_train, X_val, y_val, sigmas, mistake=None):
@@ -145,7 +111,7 @@ def _predict_scores(rng):
         probes.append(Probe((rng.normal(size=(n, d)), rng.choice([-1, 1], size=n), rng.integers(0, 4, size=n),
                              rng.normal(size=d), s)))
     # a trained kernel perceptron without bias scores with the same formula
-    Xc, yc = datasets.circles(120, noise=0.1, random_state=int(rng.integers(2**31)))
+    Xc, yc = datasets.circles(120, noise=0.1, random_state=new_seed(rng))
     model = KernelPerceptron(kernel="rbf", sigma=0.4, fit_intercept=False, max_epochs=MAX_EPOCHS, random_state=0,
                              device="cpu").fit(Xc, yc)
     return [*probes, *(Probe((Xc, yc, model.alpha_, q, 0.4)) for q in rng.uniform(-1.3, 1.3, size=(10, 2)))]
@@ -161,7 +127,7 @@ def _predict_labels(rng):
 
 
 def _rings(rng):
-    X, y = datasets.circles(250, noise=0.1, factor=0.5, random_state=int(rng.integers(2**31)))
+    X, y = datasets.circles(250, noise=0.1, factor=0.5, random_state=new_seed(rng))
     return X[:150], y[:150], X[150:], y[150:]
 
 

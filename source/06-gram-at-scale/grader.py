@@ -1,11 +1,6 @@
 """Grader of assignment 06 (Gram matrices at scale): references and hidden probes.
 
-Grader-only: never released, never visible to the student's code (the sandbox does
-not mount the course folder). Exercises 1 and 2 are declared in
-``kpcourse.checks.lesson06`` (probes, comparisons, named mistakes); here are their
-references (each named mistake as an option) and their hidden probes, drawn from the
-run's seed. ``python -m kpcourse.grading checks-data 06-gram-at-scale`` writes the
-visible data from ``visible_data()``; a unit test keeps the two equal.
+Grader-only; the exercises are declared in ``kpcourse.checks.lesson06``.
 """
 
 import math
@@ -17,18 +12,15 @@ from kpcourse.checks.exercise import Probe
 from kpcourse.grading import declared
 from kpcourse.grading.testdata import random_separable
 
+_shared = declared.shared(__file__)
+rbf = _shared.rbf
+
 FORBIDDEN = ("kpcourse", "sklearn", "scipy")
 #: Exercise 1 is NumPy only: tracemalloc, which measures its memory, cannot see torch's allocations.
 TILED_FORBIDDEN = (*FORBIDDEN, "torch")
 
 
 # ----------------------------------------------------------------- references
-def rbf_exact(X, Z, sigma):
-    """RBF Gram from explicit differences (no cancellation; small inputs only)."""
-    d2 = ((X[:, None, :] - Z[None, :, :]) ** 2).sum(-1)
-    return np.exp(-d2 / (2.0 * sigma ** 2))
-
-
 def rbf_trick(X, Z, gamma):
     """RBF Gram with the distance trick, clamped, in float64 (inputs of the hidden tests)."""
     d2 = (X * X).sum(1)[:, None] - 2.0 * X @ Z.T + (Z * Z).sum(1)[None, :]
@@ -36,14 +28,10 @@ def rbf_trick(X, Z, gamma):
 
 
 def _mistaken_gram(X, Z, sigma, mistake):
-    d2 = np.maximum(((X[:, None, :] - Z[None, :, :]) ** 2).sum(-1), 0.0)
     if mistake == "cross_sign":
         return np.exp(-np.abs((X * X).sum(1)[:, None] + 2.0 * X @ Z.T + (Z * Z).sum(1)[None, :])
                       / (2.0 * sigma ** 2))
-    return {"sigma2": lambda: np.exp(-d2 / sigma ** 2), "gamma": lambda: np.exp(-d2 * sigma),
-            "two_sigma": lambda: np.exp(-d2 / (2.0 * sigma)),
-            "distance": lambda: np.exp(-np.sqrt(d2) / (2.0 * sigma ** 2)),
-            "squared_distances": lambda: d2}[mistake]()
+    return rbf(X, Z, sigma, {"sigma2": "no2", "two_sigma": "sigma", "squared_distances": "d2"}.get(mistake, mistake))
 
 
 def tiled_rbf_gram(X, Z, sigma, max_memory, mistake=None):
@@ -58,7 +46,7 @@ def tiled_rbf_gram(X, Z, sigma, max_memory, mistake=None):
     if mistake is not None:
         return _mistaken_gram(X, Z, sigma, mistake)
     if n * m * X.shape[1] <= 10**6:
-        return rbf_exact(X, Z, sigma)
+        return rbf(X, Z, sigma)  # explicit differences: no cancellation
     K, zz = np.empty((n, m)), (Z * Z).sum(1)
     for a in range(0, n, block):
         B = X[a:a + block]
@@ -119,19 +107,10 @@ def choose_storage(n, d, max_value, max_bytes, mistake=None):
     n·n·itemsize + 8·(T² + 2·T·d) <= max_bytes.
     """
     table = list(visible.STORAGE_TABLE)
-    if mistake == "lowest_first":
-        table = [table[2], table[3], table[1], table[0]]
-    elif mistake == "no_bfloat16":
-        table = table[:3]
+    table = {"lowest_first": [table[2], table[3], table[1], table[0]], "no_bfloat16": table[:3]}.get(mistake, table)
     for name, size, top in table:
-        if mistake == "bits":
-            size *= 8
-        if mistake == "no_overflow":
-            safe = True
-        elif mistake == "strict":
-            safe = max_value < top
-        else:
-            safe = max_value <= top
+        size *= 8 if mistake == "bits" else 1
+        safe = {"no_overflow": True, "strict": max_value < top}.get(mistake, max_value <= top)
         left = max_bytes - n * n * (1 if mistake == "elements" else size)
         if not safe or left < (0 if mistake == "no_room" else 8 * (1 + 2 * d)):
             continue
@@ -173,12 +152,9 @@ def _tiled_memory_new_data(rng):
 
 
 def _incremental_counts_new_data(rng):
-    probes = []
-    for _ in range(2):
-        # far from the origin, separable through it: the bias never decides a mistake
-        X, y = random_separable(40, 3, margin=0.05, offset=False, scale=100.0, random_state=rng)
-        probes.append(Probe((X @ X.T, y, 100)))
-    return probes
+    # far from the origin, separable through it: the bias never decides a mistake
+    data = [random_separable(40, 3, margin=0.05, offset=False, scale=100.0, random_state=rng) for _ in range(2)]
+    return [Probe((X @ X.T, y, 100)) for X, y in data]
 
 
 def _incremental_bias_new_data(rng):

@@ -1,22 +1,20 @@
 """Grader of assignment 07 (MNIST on the GPU): hidden tests and references.
 
-Grader-only: never released, never visible to the student's code (the sandbox does
-not mount the course folder). The exercises are declared in ``kpcourse.checks.lesson07``
-(probes, comparisons, named mistakes); here are the references (each named mistake as
-an option, the handed-out trainer's flaws among them, alone and together) and the hidden
-probes, drawn from the run's seed. ``python -m kpcourse.grading checks-data 07-mnist-gpu``
-writes the visible data from ``visible_data()``; a unit test keeps the two equal.
-
-The debugging exercise is graded on behaviour: ``fixed_train`` must return what the
-one-vs-rest kernel perceptron returns (online updates, exact enough kernel values,
-one-vs-rest labels for any labels) and ``fixed_predict`` what its scores predict.
+Grader-only; the exercises are declared in ``kpcourse.checks.lesson07``. The debugging exercise
+is graded on behaviour: ``fixed_train`` must return what the one-vs-rest kernel perceptron returns
+(online updates, exact enough kernel values, one-vs-rest labels for any labels), the handed-out
+trainer's flaws (alone and together) are named mistakes, and ``fixed_predict`` must return what
+its scores predict.
 """
+
+import functools
 
 import numpy as np
 
 from kpcourse.checks import lesson07 as visible
 from kpcourse.checks.exercise import Probe
 from kpcourse.grading import declared
+from kpcourse.grading.testdata import new_seed
 
 FORBIDDEN = ("kpcourse", "sklearn", "scipy")
 
@@ -142,21 +140,23 @@ REFERENCES = {"ovr_predict": ovr_predict, "fixed_train": fixed_train, "fixed_pre
 
 
 # ------------------------------------------------------------- test data
-_MNIST = None
-
-
+@functools.cache
 def mnist():
     """New digits for the hidden tests: the first 600 of MNIST's test set, pixels in [0, 1].
 
     The notebook works on the first 800 training digits; these are not among them.
     """
-    global _MNIST
-    if _MNIST is None:
-        from kpcourse.datasets import load_mnist
+    from kpcourse.datasets import load_mnist
 
-        images, labels = load_mnist("test", n=600)
-        _MNIST = images.reshape(len(images), -1) / 255.0, labels
-    return _MNIST
+    images, labels = load_mnist("test", n=600)
+    return images.reshape(len(images), -1) / 255.0, labels
+
+
+def shuffled_mnist(rng):
+    """:func:`mnist` in a new order drawn from ``rng``: ``(X, y)``."""
+    X, y = mnist()
+    order = rng.permutation(len(X))
+    return X[order], y[order]
 
 
 def small_classes(n, n_classes, seed, labels):
@@ -175,9 +175,8 @@ def small_classes(n, n_classes, seed, labels):
 # ------------------------------------------------------------- hidden tests
 def _ovr_new_digits(rng):
     """300 training digits, 200 new ones, the degree-4 kernel: the labels of the trained scorers."""
-    X, y = mnist()
-    order = rng.permutation(len(X))
-    Xt, yt, Xq = X[order[:300]], y[order[:300]], X[order[300:500]]
+    X, y = shuffled_mnist(rng)
+    Xt, yt, Xq = X[:300], y[:300], X[300:500]
     classes = np.unique(yt)
     Y = ovr_labels(yt, classes)
     alpha, b = ovr_train(poly(Xt, Xt, 4, 0.02, 1.0), Y, 3)
@@ -186,25 +185,22 @@ def _ovr_new_digits(rng):
 
 def _ovr_scores_new_digits(rng):
     """Classes 2, 5, 9, the linear kernel, fractional coefficients (as averaged ones are)."""
-    X, y = mnist()
-    order = rng.permutation(len(X))
-    train, Xq = order[:300], X[order[300:500]]
-    keep = train[np.isin(y[train], (2, 5, 9))]
-    Xt, yt = X[keep], y[keep]
+    X, y = shuffled_mnist(rng)
+    keep, Xq = np.isin(y[:300], (2, 5, 9)), X[300:500]
+    Xt, yt = X[:300][keep], y[:300][keep]
     classes = np.array([2, 5, 9])
     Y = ovr_labels(yt, classes)
     alpha, b = ovr_train(Xt @ Xt.T, Y, 4)
-    alpha = alpha * rng.uniform(0.2, 1.0, alpha.shape)
-    b = b * 0.7
+    alpha, b = alpha * rng.uniform(0.2, 1.0, alpha.shape), b * 0.7
     K = Xq @ Xt.T
     return [visible.OvrProbe((K, alpha, Y, b, classes), argmin=classes[scores(K, alpha, Y, b).argmin(1)])]
 
 
 def _train_online_new_data(rng):
     """New small data sets, labels without 0: whole-number kernel values, exact in every precision."""
-    return [visible._train_probe(*small_classes(40, 4, int(rng.integers(2**31)), [1, 2, 3, 4]), np.array([1, 2, 3, 4]),
+    return [visible._train_probe(*small_classes(40, 4, new_seed(rng), [1, 2, 3, 4]), np.array([1, 2, 3, 4]),
                                  10, 2, 1.0, 1.0),
-            visible._train_probe(*small_classes(30, 3, int(rng.integers(2**31)), [-1, 5, 7]), np.array([7, -1, 5]),
+            visible._train_probe(*small_classes(30, 3, new_seed(rng), [-1, 5, 7]), np.array([7, -1, 5]),
                                  10, 1, 1.0, 0.0)]
 
 
@@ -226,32 +222,28 @@ def _train_precision_new_digits(rng):
 
 def _train_new_digits(rng):
     """300 and 200 new digits, labels 0 to 9: every flaw matters."""
-    X, y = mnist()
-    order = rng.permutation(len(X))
-    return [visible._train_probe(X[order[:300]], y[order[:300]], np.arange(10), 4, 4, 1.0, 1.0),
-            visible._train_probe(X[order[300:500]], y[order[300:500]], np.arange(10), 3, 3, 0.5, 2.0)]
+    X, y = shuffled_mnist(rng)
+    return [visible._train_probe(X[:300], y[:300], np.arange(10), 4, 4, 1.0, 1.0),
+            visible._train_probe(X[300:500], y[300:500], np.arange(10), 3, 3, 0.5, 2.0)]
 
 
 def _predict_labels_new(rng):
     """Small whole-coordinate points, classes with -1 and 0 (and -1 and 1), trained by the reference."""
     probes = []
     for labels, classes in (([-1, 0, 3], np.array([3, -1, 0])), ([-1, 1], np.array([-1, 1]))):
-        X, y = small_classes(40, len(labels), int(rng.integers(2**31)), labels)
+        X, y = small_classes(40, len(labels), new_seed(rng), labels)
         alpha, b, Y = fit(X[:30], y[:30], classes, 5, 2, 1.0, 1.0)
-        probes.append(Probe((X[30:], X[:30], alpha, Y, b, classes), {"degree": 2, "gamma": 1.0, "coef0": 1.0}))
+        probes.append(visible._predict_probe(X[30:], X[:30], alpha, Y, b, classes, 2, 1.0, 1.0))
     return probes
 
 
 def _predict_precision_new_digits(rng):
     """100 new digits scored by perceptrons trained on 300 and 200 others (gamma 1 and 0.5)."""
-    X, y = mnist()
-    order = rng.permutation(len(X))
+    X, y = shuffled_mnist(rng)
     probes, classes = [], np.arange(10)
-    for (lo, hi), (degree, gamma, coef0) in (((0, 300), (4, 1.0, 1.0)), ((300, 500), (3, 0.5, 2.0))):
-        train = order[lo:hi]
-        alpha, b, Y = fit(X[train], y[train], classes, 3, degree, gamma, coef0)
-        probes.append(Probe((X[order[500:600]], X[train], alpha, Y, b, classes),
-                            {"degree": degree, "gamma": gamma, "coef0": coef0}))
+    for (lo, hi), kernel in (((0, 300), (4, 1.0, 1.0)), ((300, 500), (3, 0.5, 2.0))):
+        alpha, b, Y = fit(X[lo:hi], y[lo:hi], classes, 3, *kernel)
+        probes.append(visible._predict_probe(X[500:600], X[lo:hi], alpha, Y, b, classes, *kernel))
     return probes
 
 

@@ -1,27 +1,6 @@
 """Grader of assignment 08 (averaging, margins, honest model selection): references and hidden probes.
 
-Grader-only: never released, never visible to the student's code (the sandbox does
-not mount the course folder). The exercises are declared in ``kpcourse.checks.lesson08``
-(probes, comparisons, named mistakes); here are the references (with each named mistake
-as an option) and the hidden probes, drawn from the run's seed.
-``python -m kpcourse.grading checks-data 08-margins-and-svm`` writes the visible data from
-``visible_data()``; a unit test keeps the two equal.
-
-References:
-
-* :func:`averaged_run` — the dual perceptron (samples 0..n-1, a score of 0 is a mistake)
-  averaged **explicitly**: α(t) and b(t) are added to running sums after every single
-  step. The student writes the timestamp trick ᾱ = (α(T+1) − τ)/T; the hidden tests
-  compare it with this brute force on new data, to 1e-12 (the tests check the trick too). The common mistakes (averaging
-  over epochs, an off-by-one T, a clock that ticks at mistakes only, …) are variants.
-* :func:`margin_run` — the dual margin perceptron (update when y·f ≤ τ) and its slips
-  (the tests check it against a separate primal loop on linear kernels).
-* :func:`signed_margin` — min_i y_i (w·x_i + b)/‖w‖ and its slips.
-* :func:`cv_scores` — k-fold cross-validation on the training data only, with the folds
-  of the exercise (``np.array_split`` of ``default_rng(seed).permutation(n)``) and the
-  notebook's model :func:`validation_error` (the averaged RBF kernel perceptron of the
-  package, visiting the fitting rows in sorted order). The grader recomputes the folds:
-  the procedure, not only its result, is graded, and no test data exists to touch.
+Grader-only; the exercises are declared in ``kpcourse.checks.lesson08``.
 """
 
 import numpy as np
@@ -29,7 +8,10 @@ import numpy as np
 from kpcourse.checks import lesson08 as visible
 from kpcourse.checks.exercise import Probe
 from kpcourse.grading import declared
-from kpcourse.grading.testdata import random_separable
+from kpcourse.grading.testdata import new_seed, random_separable
+
+_shared = declared.shared(__file__)
+kept = _shared.kept
 
 FORBIDDEN = ("kpcourse", "sklearn", "scipy")
 #: Exercise 4 fits the notebook's model; calling the package's KernelPerceptron directly is fine too.
@@ -73,49 +55,44 @@ def averaged_run(K, y, max_epochs, variant="explicit"):
     """``(alpha_avg, b_avg)`` of the averaged dual perceptron; ``variant`` names a common mistake.
 
     ``"explicit"``: the running sums of α(t), b(t) over every step, divided by T (the
-    reference). Mistakes: ``"epochs"`` (α averaged over the epoch ends), ``"no_plus_one"``
+    reference). The student writes the timestamp trick ᾱ = (α(T+1) − τ)/T; the hidden tests
+    compare it with this brute force on new data, to 1e-12 (the tests check the trick too).
+    Mistakes: ``"epochs"`` (α averaged over the epoch ends), ``"no_plus_one"``
     ((αT − τ)/T), ``"zero_based"`` (steps stamped from 0), ``"over_t1"`` (divided by T + 1),
     ``"mistake_clock"`` (the clock ticks at mistakes only), ``"last"`` (no averaging),
     ``"bias_last"`` (α averaged, b not), ``"no_clean"`` (the clean last epoch left out of T).
     """
     y = np.asarray(y, dtype=float)
     alphas, biases, ends, mistakes = _log(K, y, max_epochs)
-    T, n = alphas.shape
+    (T, n), M = alphas.shape, len(mistakes)
     alpha, b = alphas[-1], biases[-1]
-    tau, tau_b = np.zeros(n), 0.0
-    for t, i in mistakes:  # the timestamp sums (only the mistake variants use them)
-        tau[i] += t
-        tau_b += t * y[i]
-    if variant == "explicit":
-        return alphas.sum(0) / T, float(biases.sum() / T)
+    if variant in ("explicit", "bias_last"):
+        return alphas.sum(0) / T, float(biases.sum() / T if variant == "explicit" else b)
     if variant == "epochs":
         idx = np.array(ends) - 1
         return alphas[idx].mean(0), float(biases[idx].mean())
-    if variant == "no_plus_one":
-        return (alpha * T - tau) / T, float((b * T - tau_b) / T)
-    if variant == "zero_based":
-        return (alpha * (T + 1) - (tau - alpha)) / T, float((b * (T + 1) - (tau_b - b)) / T)
-    if variant == "over_t1":
-        return (alpha * (T + 1) - tau) / (T + 1), float((b * (T + 1) - tau_b) / (T + 1))
-    if variant == "mistake_clock":
-        M = len(mistakes)
-        tau_m, tau_mb = np.zeros(n), 0.0
-        for k, (_, i) in enumerate(mistakes, start=1):
-            tau_m[i] += k
-            tau_mb += k * y[i]
-        return (alpha * (M + 1) - tau_m) / M, float((b * (M + 1) - tau_mb) / M)
     if variant == "last":
         return alpha.copy(), float(b)
-    if variant == "bias_last":
-        return alphas.sum(0) / T, float(b)
     if variant == "no_clean":
         T2 = ends[-2] if len(ends) > 1 and not [m for m in mistakes if m[0] > ends[-2]] else T
         return alphas[:T2].sum(0) / T2, float(biases[:T2].sum() / T2)
-    raise ValueError(variant)
+    # the timestamp trick's slips, (α·c − τ)/D: τ sums the stamps of each sample's mistakes, τ_b those times y_i
+    c, D = {"no_plus_one": (T, T), "zero_based": (T + 1, T), "over_t1": (T + 1, T + 1),
+            "mistake_clock": (M + 1, M)}[variant]
+    stamps = range(1, M + 1) if variant == "mistake_clock" else [t for t, _ in mistakes]
+    tau, tau_b = np.zeros(n), 0.0
+    for t, (_, i) in zip(stamps, mistakes, strict=True):
+        tau[i] += t
+        tau_b += t * y[i]
+    if variant == "zero_based":
+        tau, tau_b = tau - alpha, tau_b - b
+    return (alpha * c - tau) / D, float((b * c - tau_b) / D)
 
 
 def margin_run(K, y, tau, max_epochs, *, strict=False, no_y=False, ignore_tau=False, stop="updates"):
     """The dual margin perceptron: update when y_i f_i <= tau; ``(alpha, b)``.
+
+    The tests check it against a separate primal loop on linear kernels.
 
     Mistakes: ``strict`` (y f < τ), ``no_y`` (f <= τ, the label forgotten), ``ignore_tau``
     (the plain perceptron, y f <= 0), ``stop="mistakes"`` (stops after an epoch without a
@@ -144,17 +121,12 @@ def margin_run(K, y, tau, max_epochs, *, strict=False, no_y=False, ignore_tau=Fa
 def signed_margin(w, b, X, y, variant="right"):
     """min_i y_i (w·x_i + b)/‖w‖ and its slips."""
     w, X, y = np.asarray(w, dtype=float), np.asarray(X, dtype=float), np.asarray(y, dtype=float)
-    s = y * (X @ w + b)
-    norm = np.linalg.norm(w)
+    s, norm = y * (X @ w + b), np.linalg.norm(w)
     with np.errstate(divide="ignore", invalid="ignore"):  # w = 0: the test of a missing ValueError
-        return _pick_margin(s, norm, w, b, X, y, variant)
-
-
-def _pick_margin(s, norm, w, b, X, y, variant):
-    return float({"right": s.min() / norm, "abs": np.abs(s).min() / norm, "functional": s.min(),
-                  "mean": s.mean() / norm, "max": s.max() / norm,
-                  "norm_b": s.min() / np.linalg.norm(np.append(w, b)), "squared": s.min() / norm ** 2,
-                  "no_b": (y * (X @ w)).min() / norm}[variant])
+        return float({"right": s.min() / norm, "abs": np.abs(s).min() / norm, "functional": s.min(),
+                      "mean": s.mean() / norm, "max": s.max() / norm,
+                      "norm_b": s.min() / np.linalg.norm(np.append(w, b)), "squared": s.min() / norm ** 2,
+                      "no_b": (y * (X @ w)).min() / norm}[variant])
 
 
 def validation_error(X_fit, y_fit, X_val, y_val, sigma):
@@ -180,7 +152,8 @@ def cv_scores(X, y, sigmas, n_folds, seed, variant="right"):
 
     ``"no_shuffle"`` (folds in file order), ``"whole"`` (fitted and measured on all the
     data), ``"fit_all"`` (fitted on all the data, measured on each fold), ``"one_fold"``
-    (a single hold-out fold), ``"weighted"`` (fold errors weighted by fold size).
+    (a single hold-out fold), ``"weighted"`` (fold errors weighted by fold size). The grader
+    recomputes the folds: the procedure, not only its result, is graded, and no test data exists to touch.
     """
     X, y = np.asarray(X, dtype=float), np.asarray(y)
     n = len(y)
@@ -235,15 +208,7 @@ def margin_dual_train(K, y, tau, max_epochs=100, mistake=None):
     return margin_run(K, y, tau, max_epochs, **flags)
 
 
-_CV = {}
-
-
-def _cv(X, y, sigmas, n_folds, seed, variant="right"):
-    """:func:`cv_scores`, kept per input (each named mistake asks again)."""
-    key = (np.asarray(X).tobytes(), np.asarray(y).tobytes(), tuple(sigmas), n_folds, seed, variant)
-    if key not in _CV:
-        _CV[key] = cv_scores(X, y, sigmas, n_folds, seed, variant)
-    return _CV[key].copy()
+_cv = kept(cv_scores)  # each named mistake asks again
 
 
 def choose_sigma(X_train, y_train, sigmas, n_folds=5, seed=0, mistake=None):
@@ -253,8 +218,7 @@ def choose_sigma(X_train, y_train, sigmas, n_folds=5, seed=0, mistake=None):
     n_folds = 4 if mistake == "n_folds" else n_folds
     variant = mistake if mistake in ("no_shuffle", "whole", "fit_all", "one_fold", "weighted") else "right"
     scores = _cv(X_train, y_train, sigmas, n_folds, seed, variant)
-    best = best_of(sigmas, scores)
-    return best, (1 - scores if mistake == "accuracy" else scores)
+    return best_of(sigmas, scores), (1 - scores if mistake == "accuracy" else scores)
 
 
 REFERENCES = {"averaged_dual_train": averaged_dual_train, "geometric_margin": geometric_margin,
@@ -276,33 +240,29 @@ def _rbf(X, sigma):
     return np.exp(-np.maximum(sq[:, None] + sq[None, :] - 2 * X @ X.T, 0.0) / (2 * sigma ** 2))
 
 
-def _seed(rng):
-    return int(rng.integers(2**31))
+def _linear(data, *args, max_epochs):
+    """A probe of a trainer on the linear Gram matrix of ``data = (X, y)``."""
+    X, y = data
+    return Probe((X @ X.T, y, *args), {"max_epochs": max_epochs})
 
 
 def _averaged_noisy(rng):
-    probes = []
-    for n, d, E in ((40, 3, 6), (55, 2, 4)):
-        X, y = _noisy(n, d, _seed(rng))
-        probes.append(Probe((X @ X.T, y), {"max_epochs": E}))
-    X, y = _noisy(50, 2, _seed(rng), flip=0.25)
+    probes = [_linear(_noisy(n, d, new_seed(rng)), max_epochs=E) for n, d, E in ((40, 3, 6), (55, 2, 4))]
+    X, y = _noisy(50, 2, new_seed(rng), flip=0.25)
     return [*probes, Probe((_rbf(X, 0.5), y), {"max_epochs": 5})]
 
 
 def _averaged_stop(rng):
-    probes = []
-    for E in (20, 20, 1, 2):
-        X, y = random_separable(30, 2, random_state=_seed(rng))
-        probes.append(Probe((X @ X.T, y), {"max_epochs": E}))
-    return [*probes, Probe((np.ones((4, 3)), np.array([1, -1, 1, 1])), {"max_epochs": 3}, raises="ValueError",
-                           why="K has shape (4, 3) for 4 labels")]
+    return [*(_linear(random_separable(30, 2, random_state=new_seed(rng)), max_epochs=E) for E in (20, 20, 1, 2)),
+            Probe((np.ones((4, 3)), np.array([1, -1, 1, 1])), {"max_epochs": 3}, raises="ValueError",
+                  why="K has shape (4, 3) for 4 labels")]
 
 
 def _margin_values(rng):
     probes = []
     for n, d, tau in ((12, 2, 0.0), (30, 5, 1.0), (25, 2, 3.0)):
         # separators found by the (margin) perceptron on separable data: every margin is positive
-        X, y = random_separable(n, d, margin=0.1, random_state=_seed(rng))
+        X, y = random_separable(n, d, margin=0.1, random_state=new_seed(rng))
         alpha, b = margin_run(X @ X.T, y, tau, 200)
         probes.append(Probe(((alpha * y) @ X, b, X, y)))
     X, w = rng.normal(size=(1, 3)), np.array([0.5, -1.0, 2.0])  # a single point
@@ -319,21 +279,17 @@ def _margin_details(rng):
 
 
 def _margin_rule(rng):
-    probes = []
-    for tau in (0.5, 2.0, 0.0):
-        X, y = random_separable(30, 2, margin=0.15, random_state=_seed(rng))
-        probes.append(Probe((X @ X.T, y, tau), {"max_epochs": 50}))
-    X, y = _noisy(40, 2, _seed(rng))
+    probes = [_linear(random_separable(30, 2, margin=0.15, random_state=new_seed(rng)), tau, max_epochs=50)
+              for tau in (0.5, 2.0, 0.0)]
+    X, y = _noisy(40, 2, new_seed(rng))
     return [*probes, Probe((_rbf(X, 0.7), y, 0.5), {"max_epochs": 50})]
 
 
 def _margin_stop(rng):
-    probes = []
-    for tau, E in ((1.0, 100), (3.0, 2), (0.25, 1)):
-        X, y = random_separable(25, 3, margin=0.1, random_state=_seed(rng))
-        probes.append(Probe((X @ X.T, y, tau), {"max_epochs": E}))
-    return [*probes, Probe((np.eye(3), np.array([1, -1, 1]), -0.5), {"max_epochs": 5}, raises="ValueError",
-                           why="tau is negative")]
+    return [*(_linear(random_separable(25, 3, margin=0.1, random_state=new_seed(rng)), tau, max_epochs=E)
+              for tau, E in ((1.0, 100), (3.0, 2), (0.25, 1))),
+            Probe((np.eye(3), np.array([1, -1, 1]), -0.5), {"max_epochs": 5}, raises="ValueError",
+                  why="tau is negative")]
 
 
 def _cv_data(rng, n):
@@ -344,7 +300,7 @@ def _cv_data(rng, n):
 
 
 def _cv_scores(rng):
-    return [Probe((*_cv_data(rng, n), sigmas), {"n_folds": k, "seed": _seed(rng) % 1000})
+    return [Probe((*_cv_data(rng, n), sigmas), {"n_folds": k, "seed": new_seed(rng) % 1000})
             for n, k, sigmas in ((45, 4, (0.1, 0.4, 1.5, 6.0)), (38, 5, (0.2, 0.8, 3.0)))]
 
 

@@ -36,6 +36,8 @@ from pathlib import Path
 
 from labpage import REPO, SCREENSHOTS, LabPage, LabServer
 
+from kpcourse.grading.paths import copy_source
+
 COURSE = "kpcourse"
 ASSIGNMENT = "02-perceptron-by-hand"
 NOTEBOOK = ASSIGNMENT  # the assignment's one notebook
@@ -142,8 +144,7 @@ class Classroom:
         self.exchange.mkdir()
         self.exchange.chmod(0o777)  # nbgrader's docs: readable and writable by every user
         self.course = self.base / "course"
-        shutil.copytree(REPO / "source" / ASSIGNMENT, self.course / "source" / ASSIGNMENT,
-                        ignore=shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__"))
+        copy_source(REPO, self.course, ASSIGNMENT, ignore=shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__"))
         shutil.copy2(REPO / "nbgrader_config.py", self.course / "nbgrader_config.py")
         self.instructor = Person("instructor", self.base / "people")
         self.students = {s: Person(s, self.base / "people") for s in students}

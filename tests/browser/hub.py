@@ -54,6 +54,8 @@ from pathlib import Path
 
 from labpage import REPO, _free_port
 
+from kpcourse.grading.paths import copy_source
+
 COURSE = "kpcourse"
 ASSIGNMENT = "02-perceptron-by-hand"
 GROUP = "kph-class"
@@ -193,8 +195,7 @@ class Hub:
 
     def _course(self):
         course = self.course()
-        shutil.copytree(REPO / "source" / ASSIGNMENT, course / "source" / ASSIGNMENT,
-                        ignore=shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__"))
+        copy_source(REPO, course, ASSIGNMENT, ignore=shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__"))
         shutil.copy2(REPO / "nbgrader_config.py", course / "nbgrader_config.py")
         for user in (INSTRUCTOR, *STUDENTS, GRADER):
             jupyter = self.home(user) / ".jupyter"
