@@ -125,7 +125,6 @@ def _unit_range(value, expected, name, check, probe, answer):
         raise AssertionError("K has negative values: exp(...) is never negative")
 
 
-@comparison("memory_values")
 @comparison("memory")
 def _memory_used(value, expected, name, check, probe, answer):
     """Right values (a measured call's rows equal the student's own answer on those rows, or all of K
@@ -223,7 +222,7 @@ TILED = Exercise(
         # itself compared with the reference), so that no 700 x 600 K is stored as data
         Check("ex1-tiled-tests-memory", compare="memory", rtol=1e-7, atol=1e-9, hidden_label="new data",
               probes=[Probe((_P["memory_X"][_P["memory_rows"]], _P["memory_Z"], _P["memory_sigma"], 10**6),
-                            compare="memory_values", label="5 rows of the memory probe"),
+                            label="5 rows of the memory probe"),
                       *(Probe((_P["memory_X"], _P["memory_Z"], _P["memory_sigma"], b), measured=True, like=0,
                               label=f"X of shape (700, 20), Z of shape (600, 20), max_memory={b:,}")
                         for b in _P["memory_budgets"])]),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["random_separable", "new_seed"]
+__all__ = ["random_separable", "separable_gram", "new_seed"]
 
 
 def random_separable(n, n_features=2, *, margin=0.1, offset=True, scale=1.0, random_state=0):
@@ -40,6 +40,12 @@ def random_separable(n, n_features=2, *, margin=0.1, offset=True, scale=1.0, ran
         X, s = X[np.abs(s) >= margin][:n], s[np.abs(s) >= margin][:n]
         if len(X) == n and len(np.unique(np.sign(s))) == 2:
             return scale * X, np.where(s > 0, 1, -1).astype(np.int64)
+
+
+def separable_gram(n, n_features=2, **kwargs):
+    """The linear Gram matrix X Xᵀ of :func:`random_separable` (same arguments) and its labels."""
+    X, y = random_separable(n, n_features, **kwargs)
+    return X @ X.T, y
 
 
 def new_seed(rng):

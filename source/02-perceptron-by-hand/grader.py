@@ -100,6 +100,11 @@ def _step(rng):
                   float(rng.choice([0.1, 0.5, 2.0]))))
 
 
+def _steps(rng):
+    """20 random steps, both mistakes and correct points."""
+    return [_step(rng) for _ in range(20)]
+
+
 def _zero_steps(rng):
     """Integer steps whose score is exactly 0, for both labels."""
     wx = [(rng.integers(-3, 4, size=3).astype(float), rng.integers(-3, 4, size=3).astype(float)) for _ in range(6)]
@@ -125,8 +130,8 @@ def _stopping(rng):
 
 
 HIDDEN = {"ex1-predict-tests": _new_points, "ex1-predict-tests-zero": _boundary_grid,
-          "ex2-update-tests-weights": lambda rng: [_step(rng) for _ in range(20)], "ex2-update-tests-zero": _zero_steps,
-          "ex2-update-tests-bias": lambda rng: [_step(rng) for _ in range(20)], "ex3-train-tests-trace": _traces,
+          "ex2-update-tests-weights": _steps, "ex2-update-tests-zero": _zero_steps,
+          "ex2-update-tests-bias": _steps, "ex3-train-tests-trace": _traces,
           "ex3-train-tests-result": _results, "ex3-train-tests-stop": _stopping}
 
 visible_data, cells = declared.grader(visible.LESSON, REFERENCES, HIDDEN)

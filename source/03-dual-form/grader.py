@@ -1,6 +1,6 @@
 """Grader of assignment 03 (the dual form): references and hidden probes.
 
-The reference loop is :func:`~references.dual_perceptron (``source/references.py``)`; unit tests
+The reference loop is ``dual_perceptron`` of ``source/references.py``; unit tests
 check that it trains exactly like ``KernelPerceptron`` and that its counts are ``Perceptron.alpha_``
 (this file imports neither: the kernel perceptron would load torch in the grader).
 """
@@ -11,7 +11,7 @@ from kpcourse.checks import lesson03 as visible
 from kpcourse.checks.exercise import Probe
 from kpcourse.datasets import circles, worked_example
 from kpcourse.grading import declared
-from kpcourse.grading.testdata import random_separable
+from kpcourse.grading.testdata import new_seed, random_separable, separable_gram
 from kpcourse.kernels import rbf
 
 _shared = declared.shared(__file__)
@@ -73,26 +73,21 @@ def _run(K, y, lr=1.0):
     return alpha.astype(np.int64), b
 
 
-def _gram(rng, n, d, **kw):
-    """A random separable problem (:func:`random_separable`): its Gram matrix X Xᵀ and its labels."""
-    X, y = random_separable(n, d, random_state=rng, **kw)
-    return X @ X.T, y
-
-
 def _counts(rng):  # far from the origin, separable through it: the bias never decides a mistake
-    return [Probe(_gram(rng, 40, 2, margin=0.05, offset=False, scale=100.0), {"max_epochs": 100}) for _ in range(3)]
+    return [Probe(separable_gram(40, 2, margin=0.05, offset=False, scale=100.0, random_state=rng), {"max_epochs": 100})
+            for _ in range(3)]
 
 
 def _bias(rng):
-    probes = [Probe(_gram(rng, 30, 2), {"max_epochs": 100}) for _ in range(2)]
+    probes = [Probe(separable_gram(30, 2, random_state=rng), {"max_epochs": 100}) for _ in range(2)]
     _, yq, Kq = visible.QUIZ
     # the RBF rings; the perceptron quiz: the whole run, and the run stopped after its first epoch
-    return [*probes, Probe(rbf_problem(int(rng.integers(2**31))), {"max_epochs": 20}),
+    return [*probes, Probe(rbf_problem(new_seed(rng)), {"max_epochs": 20}),
             Probe((Kq, yq), {"max_epochs": 100}), Probe((Kq, yq), {"max_epochs": 1})]
 
 
 def _rate(rng):
-    problems = [_gram(rng, 30, 3), _gram(rng, 30, 3), (visible.QUIZ[2], visible.QUIZ[1])]  # and the quiz's
+    problems = [*(separable_gram(30, 3, random_state=rng) for _ in range(2)), (visible.QUIZ[2], visible.QUIZ[1])]
     probes = []
     for K, y in problems:
         base = len(probes)

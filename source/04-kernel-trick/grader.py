@@ -14,6 +14,7 @@ from kpcourse.checks import lesson04 as visible
 from kpcourse.checks.exercise import Probe
 from kpcourse.datasets import unit_disc
 from kpcourse.grading import declared
+from kpcourse.grading.testdata import new_seed
 
 _shared = declared.shared(__file__)
 dual_perceptron, labels_or_mistake = _shared.dual_perceptron, _shared.labels_or_mistake
@@ -121,7 +122,7 @@ def _gap_dimensions(rng):
 
 def _disc(n, margin, rng):
     """Points of the unit-disc problem on a 1/8 grid: every kernel value and score is exact."""
-    X, _ = unit_disc(n, margin=margin, random_state=int(rng.integers(2**31)))
+    X, _ = unit_disc(n, margin=margin, random_state=new_seed(rng))
     X = np.round(X * 8) / 8
     return X, np.where(np.linalg.norm(X, axis=1) < 1, -1, 1)
 

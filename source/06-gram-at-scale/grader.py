@@ -10,7 +10,7 @@ import numpy as np
 from kpcourse.checks import lesson06 as visible
 from kpcourse.checks.exercise import Probe
 from kpcourse.grading import declared
-from kpcourse.grading.testdata import random_separable
+from kpcourse.grading.testdata import random_separable, separable_gram
 
 _shared = declared.shared(__file__)
 rbf = _shared.rbf
@@ -146,15 +146,15 @@ def _tiled_memory_new_data(rng):
     """1,000 x 700 (K 5.6 MB, the answers included stay under answer_bytes): every value checked,
     the memory by the kernel's limit in a run of the grader's own (kpcourse.grading.rerun)."""
     A, C = rng.normal(size=(1000, 30)), rng.normal(size=(700, 30))
-    return [Probe((A[visible.memory_rows(len(A))], C, 5.0, 10**6), compare="memory_values"),
+    return [Probe((A[visible.memory_rows(len(A))], C, 5.0, 10**6)),
             *(Probe((A, C, 5.0, b), measured=True, memory_limit=visible.memory_limit(1000, 700, 30, b))
               for b in (400_000, 2_000_000))]
 
 
 def _incremental_counts_new_data(rng):
     # far from the origin, separable through it: the bias never decides a mistake
-    data = [random_separable(40, 3, margin=0.05, offset=False, scale=100.0, random_state=rng) for _ in range(2)]
-    return [Probe((X @ X.T, y, 100)) for X, y in data]
+    return [Probe((*separable_gram(40, 3, margin=0.05, offset=False, scale=100.0, random_state=rng), 100))
+            for _ in range(2)]
 
 
 def _incremental_bias_new_data(rng):
