@@ -39,7 +39,7 @@ import numpy as np
 __all__ = [
     "Ref", "Call", "Answer", "Test", "call", "run", "produce", "encode", "decode",
     "fmt", "fail", "as_numbers", "check_shape", "check_close", "check_labels", "expect_raises", "one_number",
-    "check_grid_choice", "unpack", "same", "check_loop_free", "load_data",
+    "check_grid_choice", "unpack", "same", "check_loop_free", "load_data", "load_mistakes",
 ]
 
 #: Environment variable naming the probes file while grading (set by the grader).
@@ -697,6 +697,19 @@ def load_data(name):
     from importlib.resources import files
 
     return decode(json.loads(files("kpcourse.checks").joinpath("data", f"{name}.json").read_text()))
+
+
+def load_mistakes(name):
+    """The named mistakes of ``kpcourse/checks/data/<name>.mistakes.toml``: exercise (or group) -> {key: hint}.
+
+    The hints are data, one table per exercise, that an instructor edits without reading
+    code; keys separated by spaces share one hint. A fresh dict each call.
+    """
+    import tomllib
+    from importlib.resources import files
+
+    raw = tomllib.loads(files("kpcourse.checks").joinpath("data", f"{name}.mistakes.toml").read_text())
+    return {group: {key: hint for keys, hint in table.items() for key in keys.split()} for group, table in raw.items()}
 
 
 def _decode_array(data):

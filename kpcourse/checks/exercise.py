@@ -36,6 +36,7 @@ from kpcourse.checks._core import (
     fail,
     fmt,
     load_data,
+    load_mistakes,
     one_number,
     problem,
     run,
@@ -43,7 +44,8 @@ from kpcourse.checks._core import (
     unpack,
 )
 
-__all__ = ["Probe", "Check", "Exercise", "Lesson", "COMPARISONS", "SIGN_AT_ZERO", "comparison", "judge", "same"]
+__all__ = ["Probe", "Check", "Exercise", "Lesson", "COMPARISONS", "SIGN_AT_ZERO", "RBF_FORMULA", "comparison", "judge",
+           "same"]
 
 
 @dataclass
@@ -185,14 +187,12 @@ class Exercise:
     helpers: tuple = ()
 
 
+_COURSE = load_mistakes("course")
 #: Mistakes several lessons name (a label rule at a score of exactly 0): one hint each, course-wide.
 #: A lesson's Exercise takes them with ``mistakes={**SIGN_AT_ZERO, ...}``.
-SIGN_AT_ZERO = {
-    "np_sign": "a score of exactly 0 gave the label 0 (np.sign(0) is 0): a point whose score is not positive "
-               "is labelled -1",
-    "zero_plus": "a score of exactly 0 gave +1: only a positive score predicts +1 (a point on the boundary is "
-                 "not counted as positive)",
-}
+SIGN_AT_ZERO = _COURSE["sign_at_zero"]
+#: The slips of the Gaussian kernel's formula (the graders' ``references.RBF_SLIPS`` has the same keys).
+RBF_FORMULA = _COURSE["rbf_formula"]
 
 
 # ---------------------------------------------------------------- comparisons

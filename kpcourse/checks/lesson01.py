@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from kpcourse.checks._core import _type_name, fmt
+from kpcourse.checks._core import _type_name, fmt, load_mistakes
 from kpcourse.checks.exercise import Check, Exercise, Lesson, Probe, comparison
 
 __all__ = ["LESSON", "test"]
+
+#: The named mistakes, key -> hint, per exercise (``data/lesson01.mistakes.toml``).
+MISTAKES = load_mistakes("lesson01")
 
 #: n = 4, m = 2, d = 3 (all different, so that a wrong axis or a transpose shows), rows of
 #: different lengths (so that a missing normalisation shows).
@@ -49,28 +52,10 @@ def _from_y(value, expected, name, check, probe, answer):
 
 
 # ----------------------------------------------------------------- the exercises
-_REPEATED = ("repeated words are counted: a word that occurs several times in a sentence counts once "
-             "(compare sets of distinct words)")
-_ONE_SIDE = "you divided by the length of one sentence only; divide by sqrt(k(a, a) k(b, b))"
 
 COSINE = Exercise(
     "cosine_similarity", "ex1-cosine", "the cosine similarity", time_limit=5.0,
-    mistakes={
-        "transposed": "row i, column j must hold the similarity of A[i] and B[j], shape (n, m) (A @ B.T, not B @ A.T)",
-        "rows_a_only": "only the rows of A are normalised: divide the rows of B by their lengths too",
-        "rows_b_only": "only the rows of B are normalised: divide the rows of A by their lengths too",
-        "not_normalised": "no normalisation: A @ B.T is the dot product (linear kernel); divide each row of "
-                          "A and of B by its length first",
-        "wrong_axis": "you normalised by the wrong axis: np.linalg.norm(A, axis=0) gives the length of each "
-                      "column; each row (sample) must be divided by its own length (axis=1)",
-        "squared": "you divided by the squared lengths: the cosine divides x·z by |x| |z|, not |x|² |z|²",
-        "distance": "you returned 1 - cosine (the cosine distance); return the similarity itself",
-        "zero_nan": "a row of zeros has no direction: its similarity with every row is 0 by convention; "
-                    "divide by 1 instead of by a zero length",
-        "uint8_wrap": "on uint8 images (MNIST's pixel type) your result differs from the one on the same "
-                      "values as floats: products of uint8 numbers wrap around at 256 (200·200 does not "
-                      "fit); convert A and B to float first",
-    },
+    mistakes=MISTAKES["cosine_similarity"],
     checks=[
         Check("ex1-cosine-tests-values", rtol=1e-5, atol=1e-8, loop_free=True,
               hidden_label="hidden data of other shapes", hint="each entry is A[i]·B[j] / (|A[i]| |B[j]|)",
@@ -89,12 +74,7 @@ COSINE = Exercise(
 
 SHARED = Exercise(
     "shared_word_count", "ex2-shared", "the shared-word count", time_limit=5.0,
-    mistakes={
-        "repeated_in_a": _REPEATED, "repeated_in_b": _REPEATED, "repeated_min": _REPEATED,
-        "repeated_product": _REPEATED,
-        "union": "you counted the words of either sentence (the union); count only the words they share "
-                 "(the intersection)",
-    },
+    mistakes=MISTAKES["shared_word_count"],
     checks=[
         Check("ex2-shared-tests-count", hidden_label="hidden word lists", hint="count the distinct words that "
               "occur in both",
@@ -114,22 +94,7 @@ SHARED = Exercise(
 
 NORMALISED = Exercise(
     "normalised_shared_word_count", "ex3-normalised", "the normalised shared-word kernel", time_limit=5.0,
-    mistakes={
-        "jaccard": "that is the Jaccard index |W(a) ∩ W(b)| / |W(a) ∪ W(b)|; the normalised kernel divides "
-                   "by sqrt(k(a, a) k(b, b))",
-        "no_sqrt": "the square root is missing: divide by sqrt(k(a, a) k(b, b)), the geometric mean of the lengths",
-        "dice": "you divided by the average length (that is the Dice coefficient); the normalised kernel "
-                "divides by the geometric mean sqrt(k(a, a) k(b, b))",
-        "len": "k(a, a) is the number of *distinct* words of a: you used len(a), which counts repeated words",
-        "repeated": "repeated words are counted in k(a, b): a word that occurs several times counts once",
-        "one_side_a": _ONE_SIDE, "one_side_b": _ONE_SIDE,
-        "not_normalised": "the result is not normalised: divide k(a, b) by sqrt(k(a, a) k(b, b))",
-        "empty_division": "a sentence without words must give 0.0, not a division error: check for an empty "
-                          "collection before dividing",
-        "empty_nan": "a sentence without words has similarity 0.0 with everything (NaN comes from 0 / 0): "
-                     "check for an empty collection before dividing",
-        "asymmetric": "a kernel is symmetric, k(a, b) = k(b, a): swapping the sentences changed your result",
-    },
+    mistakes=MISTAKES["normalised_shared_word_count"],
     checks=[
         Check("ex3-normalised-tests-values", hidden_label="hidden word lists",
               hint="the kernel is |W(a) ∩ W(b)| / sqrt(|W(a)| |W(b)|) over distinct words",
@@ -148,14 +113,7 @@ NORMALISED = Exercise(
 
 NEAREST = Exercise(
     "nearest_neighbour_predict", "ex4-nn", "the nearest-neighbour rule", time_limit=5.0,
-    mistakes={
-        "axis0": "the argmax must run over each row (axis=1, the training examples), one label per test "
-                 "example; axis=0 runs over the test examples",
-        "argmin": "you took the argmin: K holds similarities, so the nearest neighbour is the training "
-                  "example with the LARGEST value (argmax), not the smallest",
-        "indices": "you returned the index of the most similar training example; return its label y_train[index]",
-        "tie": "on a tie the first of the most similar training examples must win, as np.argmax does",
-    },
+    mistakes=MISTAKES["nearest_neighbour_predict"],
     checks=[
         Check("ex4-nn-tests-values", compare="exact", mistakes=("axis0", "argmin", "indices"),
               hidden_label="hidden data", hint="one label per test example: that of its most similar training example",

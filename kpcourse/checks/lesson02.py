@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from kpcourse.checks._core import check_shape, fmt
+from kpcourse.checks._core import check_shape, fmt, load_mistakes
 from kpcourse.checks.exercise import SIGN_AT_ZERO, Check, Exercise, Lesson, Probe, comparison, same
 
 __all__ = ["LESSON", "test", "check_trace", "stop_problems"]
+
+#: The named mistakes, key -> hint, per exercise (``data/lesson02.mistakes.toml``).
+MISTAKES = load_mistakes("lesson02")
 
 TRACE_COLUMNS = ("epoch", "index", "mistake", "intercept")
 
@@ -108,17 +111,10 @@ def stop_problems(t, n, max_epochs):
 
 
 # ----------------------------------------------------------------- the exercises
-_SIGN0 = ("sign(0) must count as a mistake: a point with score exactly 0 (on the boundary) must be "
-          "updated (test y(w·x + b) <= 0)")
 
 PREDICT = Exercise(
     "predict", "ex1-predict", "the prediction",
-    mistakes={
-        "scores": "predict returned the scores w·x + b; return their labels -1/+1",
-        "flipped": "your labels are flipped: a positive score w·x + b predicts +1",
-        "no_bias": "your prediction ignores the bias b: the score is w·x + b",
-        **SIGN_AT_ZERO,
-    },
+    mistakes={**MISTAKES["predict"], **SIGN_AT_ZERO},
     checks=[
         Check("ex1-predict-tests", compare="labels", mistakes=("scores", "flipped", "no_bias"),
               hidden_label="new points", probes=[
@@ -132,24 +128,7 @@ PREDICT = Exercise(
 
 UPDATE = Exercise(
     "update", "ex2-update", "the update", returns=("w", "b"),
-    mistakes={
-        "in_place": "your update changed the arrays passed in (in place, e.g. w += ...): build a new array "
-                    "(w = w + ...) so earlier trace rows keep their values",
-        "never": "w came back unchanged: update when y(w·x + b) <= 0",
-        "no_y": "your update ignores the label y (the step is learning_rate·y·x)",
-        "wrong_sign": "the step has the wrong sign; a mistake moves w towards y·x",
-        "no_lr": "the learning rate is not applied (the step is learning_rate·y·x)",
-        "lr_on_w": "the learning rate is applied to the wrong thing; it scales the step y·x only, not w",
-        "lr_on_both": "the learning rate is applied to the wrong thing; it scales the step y·x only, not w",
-        "always": "your update changed w or b on a correctly classified point (y(w·x + b) > 0): update "
-                  "only on a mistake",
-        "via_predict": _SIGN0 + ", also for y = -1: comparing a prediction with y treats a score of 0 as "
-                                "correct for the label -1",
-        "sign0": _SIGN0,
-        "no_bias": "your update ignores the bias: on a mistake b moves too (b + learning_rate·y)",
-        "bias_no_lr": "the learning rate must scale the bias step too (b + learning_rate·y)",
-        "bias_wrong_sign": "the bias step has the wrong sign (b + learning_rate·y)",
-    },
+    mistakes=MISTAKES["update"],
     checks=[
         Check("ex2-update-tests-weights", part=0, pure="in_place", hidden_label="one step on random data",
               mistakes=("never", "no_y", "wrong_sign", "no_lr", "lr_on_w", "lr_on_both", "always"),
@@ -166,18 +145,7 @@ UPDATE = Exercise(
 _TRAIN_LABEL = f"X={fmt(TRAIN[0])}, y={fmt(TRAIN[1])}, learning_rate={TRAIN[2]:g}"
 TRAIN_EX = Exercise(
     "train", "ex3-train", "the training loop", returns=("w", "b", "trace"),
-    mistakes={
-        "epochs": "the epochs in the trace are numbered from 1 (the first epoch is epoch 1)",
-        "index": "the index column holds the sample's row in X, from 0",
-        "columns": "the columns are epoch, index, mistake, intercept, then the weights: the intercept comes before w",
-        "before": "a trace row holds b and w after that step, not before",
-        "only_mistakes": "the trace needs one row per visited sample, mistakes or not",
-        "no_stop": "your loop must stop after the first epoch without a mistake",
-        "sign0": "sign(0) must count as a mistake: the first point (score 0, since w and b start at 0) must be updated",
-        "no_bias": "your training ignores the bias: b must move by learning_rate·y on each mistake",
-        "bias_no_lr": "the learning rate must scale the bias step too (b + learning_rate·y)",
-        "no_lr": "the learning rate is not applied: each step is learning_rate·y·x (and learning_rate·y for b)",
-    },
+    mistakes=MISTAKES["train"],
     checks=[
         Check("ex3-train-tests-trace", compare="trace", hidden_label="new data",
               mistakes=("epochs", "index", "columns", "before", "only_mistakes", "no_stop", "sign0",

@@ -10,11 +10,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from kpcourse.checks._core import check_close, check_shape, fmt
+from kpcourse.checks._core import check_close, check_shape, fmt, load_mistakes
 from kpcourse.checks.exercise import SIGN_AT_ZERO, Check, Exercise, Lesson, Probe, comparison, same
 from kpcourse.datasets import quiz_points, quiz_transform
 
 __all__ = ["LESSON", "test", "QUIZ"]
+
+#: The named mistakes, key -> hint, per exercise (``data/lesson03.mistakes.toml``).
+MISTAKES = load_mistakes("lesson03")
 
 # dual_train. Counts: points far from the origin, separable through it, so the bias
 # never decides a mistake. Bias and learning rate: a small set where the bias matters.
@@ -39,42 +42,12 @@ PLR = (np.array([[2.0, 0.0, 0.0]]), np.array([1, 0, 2]), np.array([1, 1, -1]), -
 WX = np.array([[1.0, 2.0], [3.0, -1.0], [0.0, 1.0], [2.0, 2.0]])
 WA, WY = np.array([2, 1, 1, 3]), np.array([1, -1, -1, 1])
 
-_SCORE = "learning_rate·Σ_j alpha_j y_j K[t, j] + b"
 _W = "w = learning_rate·Σ_i alpha_i y_i x_i"
 _NOT_B = "b is not learning_rate·Σ_i alpha_i y_i (here Σ_i alpha_i y_i = 3): "
 
-DUAL_MISTAKES = {
-    "sign0": "sign(0) must count as a mistake: all your alpha are 0, but alpha = 0 and b = 0 at the first "
-             "visit give a score of exactly 0, which is a mistake",
-    "negative": "alpha counts mistakes, so it is never negative: add 1 (the label y_i enters the score, not alpha)",
-    "set": "alpha must count the mistakes on each sample (alpha[i] += 1), not just mark them with 1",
-    "no_bias": "your dual training ignores the bias: b never changes; on each mistake b += learning_rate·y_i, "
-               "and b enters every score",
-    "bias_out": "your b changes but never enters the score: f(x_i) = learning_rate·Σ_j alpha_j y_j K[j, i] + b",
-    "alpha_lr": "the learning rate was applied to the dual counts alpha: alpha[i] grows by exactly 1 per mistake, "
-                "whatever the learning rate; the learning rate multiplies the kernel sum and the bias step",
-    "bias_no_lr": "the bias step must be scaled by the learning rate too (b += learning_rate·y_i)",
-}
-PREDICT_MISTAKES = {
-    "scores": "dual_predict returned the scores; return their labels -1/+1",
-    "no_y": f"your prediction ignores the labels y: the score is {_SCORE}",
-    "no_b": f"your prediction ignores the bias b: the score is {_SCORE}",
-    "flipped": "your labels are flipped: a positive score predicts +1",
-    **SIGN_AT_ZERO,
-    "no_lr": f"your prediction ignores the learning rate: the score is {_SCORE} (it multiplies the kernel sum, not b)",
-}
-PRIMAL_MISTAKES = {
-    "no_y": f"your w ignores the labels y: {_W} (a mistake on a point labelled -1 moves w away from it)",
-    "negated": f"the sign is wrong ({_W})",
-    "no_lr": f"the learning rate is not applied ({_W})",
-    "lr_twice": f"the learning rate is applied twice ({_W})",
-    "pair": "primal_from_dual returns w alone (an array of shape (n_features,)); b needs no conversion",
-    "wrong_axis": f"your w has one entry per training point: {_W} sums over the training points (the rows of "
-                  "X, axis 0), so it has one entry per feature, shape (n_features,)",
-    "with_b": "your w has one entry more than X has columns: w holds one weight per column of X; b is not part of it",
-    "check_lr": "primal_from_dual raised ValueError for a consistent b with a learning rate other than 1 (b = "
-                "learning_rate·Σ_i alpha_i y_i): the learning rate scales b too; compare up to rounding (np.isclose)",
-}
+DUAL_MISTAKES = MISTAKES["dual_train"]
+PREDICT_MISTAKES = {**MISTAKES["dual_predict"], **SIGN_AT_ZERO}
+PRIMAL_MISTAKES = MISTAKES["primal_from_dual"]
 
 
 # ------------------------------------------------------- lesson-specific comparisons

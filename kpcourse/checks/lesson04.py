@@ -12,10 +12,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from kpcourse.checks._core import Ref, check_close, check_labels, check_shape, fmt, one_number
+from kpcourse.checks._core import Ref, check_close, check_labels, check_shape, fmt, load_mistakes, one_number
 from kpcourse.checks.exercise import COMPARISONS, SIGN_AT_ZERO, Check, Exercise, Lesson, Probe, comparison, same
 
 __all__ = ["LESSON", "test", "FEATURE_MAPS"]
+
+#: The named mistakes, key -> hint, per exercise (``data/lesson04.mistakes.toml``).
+MISTAKES = load_mistakes("lesson04")
 
 
 # ------------------------------------------------- the maps given for exercise 2
@@ -63,8 +66,6 @@ ZERO = (np.array([[1.0, 0.0], [0.0, 1.0]]), np.array([1, -1]), np.array([1, 1]),
         np.array([[0.5, 0.5], [2.0, 0.0]]))
 COUNT_VALUES = ((2, 2), (3, 2), (2, 3), (10, 3), (1, 4), (784, 5), (1000, 8))
 
-_SCORE = "the score is Σ_j alpha_j y_j k(x_j, x) + b"
-_ABS = "the largest absolute difference is needed: take np.abs of the differences before the maximum"
 _ROUNDING = ("for an exact feature map (all_ordered_products: every product x_i·x_j) your gap is {}, not "
              "rounding-size: compare feature_map(X) @ feature_map(Z).T with the kernel values (X @ Z.T) ** 2, "
              "each entry squared; the gap must work for any dimension and for X and Z of different lengths")
@@ -160,14 +161,7 @@ def _is_int(value):
 
 
 # ----------------------------------------------------------------- the exercises
-PHI_MISTAKES = {
-    "in_place": "phi changed the array X passed in: compute new columns instead of writing into X",
-    "no_root": "the cross term needs the factor √2: φ(x) = (x1², x2², √2·x1·x2). Without it φ(x)·φ(z) = "
-               "x1²z1² + x2²z2² + x1x2z1z2, which misses half of the term 2·x1x2z1z2 of (x·z)²",
-    "doubled": "the cross term is 2·x1·x2, but φ(x)·φ(z) multiplies two cross terms: (2·x1x2)(2·z1z2) = "
-               "4·x1x2z1z2, twice too much; the factor is √2",
-    "order": "the right features in the wrong order: the columns are x1², x2², then √2·x1·x2",
-}
+PHI_MISTAKES = MISTAKES["phi"]
 PHI = Exercise(
     "phi", "ex1-phi", "the feature map φ", mistakes=PHI_MISTAKES, checks=[
         Check("ex1-phi-tests-shape", compare="l04_shape", pure="in_place", hidden_label="new X", probes=[
@@ -182,9 +176,7 @@ PHI = Exercise(
 
 GAP = Exercise(
     "identity_gap", "ex2-gap", "the identity check", helpers=tuple(FEATURE_MAPS),
-    mistakes={"signed": f"{_ABS} (a feature map can undershoot)", "flipped": f"{_ABS} (a feature map can overshoot)",
-              "mean": "return the largest absolute difference (max), not the mean",
-              "sum": "return the largest absolute difference (max), not the sum"},
+    mistakes=MISTAKES["identity_gap"],
     checks=[
         Check("ex2-gap-tests-values", compare="l04_gap", mistakes=("signed", "flipped", "mean", "sum"),
               hidden_label="new points", probes=[
@@ -197,20 +189,7 @@ GAP = Exercise(
                   why="X has 2 columns and Z has 3: their points cannot be compared")]),
     ])
 
-TRAIN_MISTAKES = {
-    "in_place": "kernel_perceptron_train changed the X or y passed in",
-    "sign0": "sign(0) must count as a mistake: all your alpha are 0 (or the first point is not counted), but "
-             "alpha = 0 and b = 0 give the first point a score of exactly 0, which is a mistake",
-    "negative": "alpha counts mistakes, so it holds whole numbers >= 0 (add 1 on a mistake: the label y_i enters "
-                "the score, not alpha)",
-    "homogeneous": "your kernel is (x·z)², without the 1: this exercise uses k(x, z) = (1 + x·z)²",
-    "linear": "your kernel is the linear x·z: this exercise uses k(x, z) = (1 + x·z)²",
-    "no_bias": "your training ignores the bias: b never changes; on each mistake b += y_i, and b enters every score",
-    "bias_not_in_score": "your b changes but never enters the score: f(x_i) = Σ_j alpha_j y_j k(x_j, x_i) + b",
-    "set_one": "alpha must count the mistakes on each sample (alpha[i] += 1), not just mark them with 1",
-    "epochs": "on two copies of one point with opposite labels every visit is a mistake, so each alpha counts one "
-              "mistake per epoch: run at most max_epochs epochs, and stop early only after an epoch without a mistake",
-}
+TRAIN_MISTAKES = MISTAKES["kernel_perceptron_train"]
 TRAIN = Exercise(
     "kernel_perceptron_train", "ex3-train", "the kernel perceptron", returns=("alpha", "b"), time_limit=3.0,
     mistakes=TRAIN_MISTAKES, checks=[
@@ -224,21 +203,14 @@ TRAIN = Exercise(
                    "(1 + x_j·x_i)² + b; on y_i f(x_i) <= 0 add 1 to alpha_i and y_i to b",
               probes=[Probe((TRAIN_X, TRAIN_Y, EPOCHS), label=f"X={fmt(TRAIN_X)}, y={fmt(TRAIN_Y)}, max_epochs=20")]),
         Check("ex3-train-tests-stop", part=0, hidden_label="points where every visit is a mistake, and "
-              "separable points with max_epochs=1000000", probes=[
+              "separable points with max_epochs=10**9", probes=[
                   *(Probe((*TWIN, e), mistake="epochs",
                           label=f"two copies of one point with opposite labels, max_epochs={e}") for e in (1, 3)),
-                  Probe((*FAR, 10 ** 6), compare="none", label="two separable points, max_epochs=1000000")]),
+                  # a loop that never stops early runs past the time limit on any machine (2·10⁹ visits)
+                  Probe((*FAR, 10 ** 9), compare="none", label="two separable points, max_epochs=10**9")]),
     ])
 
-PREDICT_MISTAKES = {
-    "scores": "kernel_perceptron_predict returned the scores; return their labels -1/+1",
-    "flipped": "your labels are flipped: a positive score predicts +1",
-    "no_y": f"your prediction ignores the labels y: {_SCORE}",
-    "no_b": f"your prediction ignores the bias b: {_SCORE}",
-    "homogeneous": "your kernel is (x·z)², without the 1: this exercise uses k(x, z) = (1 + x·z)²",
-    "linear": "your kernel is the linear x·z: this exercise uses k(x, z) = (1 + x·z)²",
-    **SIGN_AT_ZERO,
-}
+PREDICT_MISTAKES = {**MISTAKES["kernel_perceptron_predict"], **SIGN_AT_ZERO}
 _PREDICT_LABEL = (f"3 training points (X_train of shape (3, 2)), y_train={fmt(PREDICT_ARGS[1])}, "
                   f"alpha={fmt(PREDICT_ARGS[2])}, b={fmt(PREDICT_ARGS[3])}, X_new={fmt(PREDICT_NEW)}")
 PREDICT = Exercise(
@@ -259,17 +231,7 @@ PREDICT = Exercise(
 
 COUNT = Exercise(
     "count_features", "ex5-count", "the feature count",
-    mistakes={
-        "float": "count_features should return an int: a count is a whole number (use integer arithmetic, e.g. "
-                 "math.comb or //, not /)",
-        "exact_degree": "you counted only the monomials of degree exactly `degree` (the features of "
-                        "(x·z)^degree); (1 + x·z)^degree has every degree from 0 (the constant 1) up to `degree`",
-        "no_constant": "you forgot the constant feature 1 (degree 0)",
-        "ordered_exact": "you counted ordered products (x1·x2 and x2·x1 twice) of degree exactly `degree`; a "
-                         "monomial is a multiset of variables",
-        "ordered": "you counted ordered products (x1·x2 and x2·x1 twice); a monomial is a multiset of variables "
-                   "(stars and bars)",
-    },
+    mistakes=MISTAKES["count_features"],
     checks=[
         Check("ex5-count-tests-basic", compare="none", types=(int, np.integer), mistakes=("float",),
               hidden_label="other sizes", probes=[

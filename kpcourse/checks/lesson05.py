@@ -7,10 +7,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from kpcourse.checks._core import as_numbers, check_grid_choice, check_shape, fmt
-from kpcourse.checks.exercise import SIGN_AT_ZERO, Check, Exercise, Lesson, Probe, comparison
+from kpcourse.checks._core import as_numbers, check_grid_choice, check_shape, fmt, load_mistakes
+from kpcourse.checks.exercise import RBF_FORMULA, SIGN_AT_ZERO, Check, Exercise, Lesson, Probe, comparison
 
 __all__ = ["LESSON", "test", "rings_probe", "SIGMA_TOL"]
+
+#: The named mistakes, key -> hint, per exercise (``data/lesson05.mistakes.toml``).
+MISTAKES = load_mistakes("lesson05")
 
 _RNG_SHAPES, _RNG_LOOP = np.random.default_rng(5), np.random.default_rng(7)
 #: rbf_gram: 4 x 3 points in 2-D, two bandwidths (σ, σ², 2σ and 2σ² all differ).
@@ -149,26 +152,14 @@ def _sigma_choice_shaped(value, expected, name, check, probe, answer):
 
 # ----------------------------------------------------------------- the exercises
 #: The mistakes of the kernel formula, shared by rbf_gram and rbf_predict (most specific first).
-KERNEL_HINTS = {
-    "sigma": "σ instead of σ²: you divided the squared distance by 2σ; the denominator is 2σ² (square the bandwidth)",
-    "no2": "the factor 2 is missing: you divided by σ², the denominator is 2σ²",
-    "over_sigma": "you divided by σ: the denominator is 2σ²",
-    "gamma": "σ is the bandwidth, not scikit-learn's γ: you computed exp(-σ‖x − z‖²), the kernel is "
-             "exp(-‖x − z‖² / (2σ²))",
-    "times": "you multiplied by 2σ² instead of dividing: the kernel is exp(-‖x − z‖² / (2σ²))",
-    "distance": "use the squared distance ‖x − z‖², not the distance ‖x − z‖",
-    "sign": "the exponent must be negative: exp(-‖x − z‖² / (2σ²)) is 1 for x = z and falls towards 0",
-    "d2": "you returned the squared distances, not the kernel values exp(-‖x − z‖² / (2σ²))",
-}
-_KERNEL = tuple(KERNEL_HINTS)
+_KERNEL = tuple(RBF_FORMULA)
 _ERRORS = (((np.ones((3, 2)), np.ones((4, 3)), 1.0), "X has 2 columns but Z has 3 (points of different dimensions)"),
            ((np.ones((3, 2)), np.ones((4, 2)), 0.0), "sigma is 0"),
            ((np.ones((3, 2)), np.ones((4, 2)), -1.5), "sigma is negative"))
 
 GRAM = Exercise(
     "rbf_gram", "ex1-rbf-gram", "the RBF Gram matrix", time_limit=60.0,  # a slow loop-free one passes
-    mistakes={**KERNEL_HINTS,
-              "in_place": "rbf_gram changed the arrays passed in: leave X and Z as they are"},
+    mistakes={**MISTAKES["rbf_gram"], **RBF_FORMULA},
     checks=[
         Check("ex1-rbf-gram-tests-values", rtol=0, atol=1e-10, mistakes=_KERNEL, hidden_label="new data",
               hint="K[i, j] = exp(-‖X[i] − Z[j]‖² / (2σ²))", probes=[
@@ -192,13 +183,7 @@ _P_X, _P_Y, _P_A, _P_Q, _P_S = PREDICT
 _PREDICT_LABEL = f"X={fmt(_P_X)}, y={fmt(_P_Y)}, alpha={fmt(_P_A)}, query={fmt(_P_Q)}, sigma={_P_S:g}"
 RBF_PREDICT = Exercise(
     "rbf_predict", "ex2-rbf-predict", "the RBF prediction", returns=("score", "label"),
-    mistakes={
-        "no_y": "your score ignores the labels y: it is Σ αᵢ yᵢ k(xᵢ, q)",
-        "no_alpha": "your score ignores the mistake counts alpha: it is Σ αᵢ yᵢ k(xᵢ, q)",
-        "plain": "your score is a plain sum of kernel values: it is Σ αᵢ yᵢ k(xᵢ, q)",
-        **KERNEL_HINTS,
-        **SIGN_AT_ZERO,
-    },
+    mistakes={**MISTAKES["rbf_predict"], **RBF_FORMULA, **SIGN_AT_ZERO},
     checks=[
         Check("ex2-rbf-predict-tests-score", compare="score", rtol=1e-9, atol=1e-12, hidden_label="new data",
               mistakes=("no_y", "no_alpha", "plain", *_KERNEL), probes=[Probe(PREDICT, label=_PREDICT_LABEL)]),
@@ -216,14 +201,7 @@ RBF_PREDICT = Exercise(
 _RINGS_LABEL = f"the rings with sigmas={fmt(np.array(CHOOSE_SIGMAS))}"
 CHOOSE = Exercise(
     "choose_sigma", "ex3-choose-sigma", "the choice of σ", returns=("best_sigma", "errors"), time_limit=30.0,
-    mistakes={
-        "counts": "the errors should be fractions of the validation set (between 0 and 1), not counts: divide "
-                  "by len(y_val)",
-        "accuracy": "you returned accuracies; return error rates (the fraction of validation points misclassified)",
-        "train_errors": "these are training errors: measure each model on X_val, y_val",
-        "train": "you chose σ by the training error: a narrow RBF fits every training point (training error "
-                 "0) and says little about new points; choose by the validation error",
-    },
+    mistakes=MISTAKES["choose_sigma"],
     checks=[
         Check("ex3-choose-sigma-tests-errors", compare="error_rates", part=1, hidden_label="new data",
               mistakes=("counts", "accuracy", "train_errors"),

@@ -8,10 +8,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from kpcourse.checks._core import _memory, check_close, check_shape, fmt
+from kpcourse.checks._core import _memory, check_close, check_shape, fmt, load_mistakes
 from kpcourse.checks.exercise import Check, Exercise, Lesson, Probe, comparison, same
 
 __all__ = ["LESSON", "test", "peak_memory", "memory_allowance", "memory_limit", "STORAGE_TABLE"]
+
+#: The named mistakes, key -> hint, per exercise (``data/lesson06.mistakes.toml``).
+MISTAKES = load_mistakes("lesson06")
 
 GiB = 2**30
 
@@ -197,14 +200,7 @@ _M = len(_TZ)
 
 TILED = Exercise(
     "tiled_rbf_gram", "ex1-tiled", "the tiled Gram matrix", time_limit=20.0,
-    mistakes={
-        "sigma2": "your exponent is -‖x − z‖²/σ²; the RBF kernel divides by 2σ²",
-        "gamma": "you used sigma as γ: K = exp(-‖x − z‖² / (2σ²))",
-        "two_sigma": "you divided by 2σ instead of 2σ²: K = exp(-‖x − z‖² / (2σ²))",
-        "distance": "you used the distance ‖x − z‖, not its square",
-        "cross_sign": "the cross term has the wrong sign: ‖x − z‖² = ‖x‖² − 2 x·z + ‖z‖²",
-        "squared_distances": "you returned the squared distances; K = exp(-‖x − z‖² / (2σ²))",
-    },
+    mistakes=MISTAKES["tiled_rbf_gram"],
     checks=[
         Check("ex1-tiled-tests-values", compare="gram", rtol=1e-9, atol=1e-12, hidden_label="new data",
               mistakes=("sigma2", "gamma", "two_sigma", "distance", "cross_sign", "squared_distances"),
@@ -230,20 +226,10 @@ TILED = Exercise(
 
 _KC, _KB = _P["counts_X"] @ _P["counts_X"].T, _P["bias_X"] @ _P["bias_X"].T  # linear Gram matrices
 _BIAS_LABEL = f"K = X Xᵀ for X={fmt(_P['bias_X'])}, y={fmt(_P['bias_y'])}"
-_ONLY_CURRENT = ("you updated only the decision value of the sample that was misclassified: a mistake on "
-                 "sample i changes the score of every training point j, F[j] += y_i (K[j, i] + 1)")
 
 INCREMENTAL = Exercise(
     "train_incremental", "ex2-incremental", "the incremental training", returns=("alpha", "b"),
-    mistakes={
-        "only_current": _ONLY_CURRENT,
-        "zero": "sign(0) must count as a mistake: F starts at 0, so the first visit (y_0 F_0 = 0) is a mistake",
-        "no_bias": "your decision values ignore the bias: on a mistake b grows by y_i, so every score grows by "
-                   "y_i too — F += y_i (K[:, i] + 1), not y_i K[:, i]",
-        "b_zero": "alpha is right but b stays 0: return the bias, which grows by y_i on each mistake",
-        "b_sign": "alpha is right but b has the wrong sign: b += y_i",
-        "in_place": "train_incremental changed the K or y passed in (work on your own arrays)",
-    },
+    mistakes=MISTAKES["train_incremental"],
     checks=[
         Check("ex2-incremental-tests-counts", compare="counts", mistakes=("only_current", "zero"),
               hidden_label="new data",
@@ -308,31 +294,7 @@ def _storage_check(aspect, part, mistakes):
 # it happens to agree would name a wrong one. The memory and overflow cells judge the dtype only.
 STORAGE = Exercise(
     "choose_storage", "ex3-storage", "the storage plan", returns=("dtype", "tile"),
-    mistakes={
-        "elements": "the matrix needs n·n·itemsize bytes (8 per value in float64, 4 in float32, 2 in float16 and "
-                    "bfloat16): you compared a number of values with a number of bytes",
-        "bits": "itemsize is in bytes (8, 4, 2), not in bits (64, 32, 16)",
-        "lowest_first": "pick the most precise storage that is safe: try float64 first, then float32, float16, "
-                        "bfloat16 — not the smallest one that fits",
-        "no_room": "the budget must hold the stored matrix AND the working set of at least a 1 × 1 tile "
-                   "(8·(1 + 2d) bytes): when it does not, fall back to the next precision",
-        "no_overflow": "a precision is safe only if the kernel's largest value fits it: float16 holds values up to "
-                       "65,504, float32 and bfloat16 up to about 3.4e38; compare max_value with the largest "
-                       "finite value of each precision",
-        "strict": "a value equal to the largest finite value of a precision still fits (max_value <= largest), "
-                  "it does not overflow",
-        "no_bfloat16": "when float16 would overflow, bfloat16 (2 bytes too, float32's range) may still be safe: "
-                       "try every precision of the table in order before refusing",
-        "whole_budget": "the tile's working set must fit in what the stored matrix leaves of the budget "
-                        "(max_bytes − n·n·itemsize), not in the whole budget",
-        "no_slices": "the working set of a T × T tile includes the two T × d slices of the data: 8·(T² + 2·T·d) bytes",
-        "one_slice": "a T × T tile reads two T × d slices of the data (its rows and its columns): "
-                     "8·(T² + 2·T·d) bytes, not 8·(T² + T·d)",
-        "tile_elements": "the working set counts bytes: 8 bytes per float64 value, 8·(T² + 2·T·d)",
-        "tile_itemsize": "tiles are computed in float64 whatever the storage precision: 8 bytes per value in the "
-                         "working set, not the storage's itemsize",
-        "no_cap": "a tile larger than the matrix makes no sense: the tile side is at most n",
-    },
+    mistakes=MISTAKES["choose_storage"],
     checks=[_storage_check("memory", 0, ("elements", "bits", "no_room", "lowest_first")),
             _storage_check("overflow", 0, ("elements", "no_overflow", "strict", "no_bfloat16")),
             _storage_check("tile", None, ("whole_budget", "no_slices", "one_slice", "tile_elements",

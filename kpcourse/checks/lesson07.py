@@ -14,10 +14,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from kpcourse.checks._core import check_shape, fmt
+from kpcourse.checks._core import check_shape, fmt, load_mistakes
 from kpcourse.checks.exercise import Check, Exercise, Lesson, Probe, comparison, same
 
 __all__ = ["LESSON", "test", "OvrProbe", "unpack_labels", "digit_like"]
+
+#: The named mistakes, key -> hint, per exercise (``data/lesson07.mistakes.toml``).
+MISTAKES = load_mistakes("lesson07")
 
 
 def digit_like(labels, seed):
@@ -148,21 +151,13 @@ def _ovr_scores(value, expected, name, check, probe, answer):
                              "S[t, c] = Σ_j alpha[c, j] Y_pm[j, c] K_test_train[t, j] + b[c]")
 
 
-_S = "S[t, c] = Σ_j alpha[c, j] Y_pm[j, c] K[t, j] + b[c]"
 _O = PROBES["ovr"]
 _OVR_ARGS = (_O["K"], _O["alpha"], _O["Y_pm"], _O["b"], _O["classes"])
 _OVR_LABEL = f"6 test points (classes={fmt(_O['classes'])})"
 
 OVR = Exercise(
     "ovr_predict", "ex1-ovr", "the one-vs-rest prediction",
-    mistakes={
-        "indices": "you returned column indices 0..C-1; return the labels classes[index]",
-        "argmin": "you picked the class with the lowest score (argmin): one-vs-rest predicts the class whose "
-                  "scorer is most confident, the largest score (argmax)",
-        "no_y": f"your scores ignore the labels Y_pm: {_S}",
-        "no_b": f"your scores ignore the bias b: {_S}",
-        "no_alpha": f"your scores ignore the mistake counts alpha: {_S}",
-    },
+    mistakes=MISTAKES["ovr_predict"],
     checks=[
         Check("ex1-ovr-tests", compare="l07_ovr_labels", mistakes=("argmin", "indices"), hidden_label="new digits",
               probes=[Probe(_OVR_ARGS, label=_OVR_LABEL),
@@ -202,33 +197,11 @@ def _flawed(flaws):
 
 #: "labels+online" -> its hint: every combination of flaws the "new" cell names (the reference's mistake= keys).
 _FLAWED = {"+".join(f): _flawed(f) for r in (3, 2, 1) for f in itertools.combinations(_FLAW_TESTS, r)}
-_OVERFLOW = ("your alpha and b are those of a trainer whose scores are not numbers (inf or NaN): kernel values "
-             "here reach 10^8 and more. Look at the largest value of the Gram matrix your trainer computes (the "
-             "probe of Experiment 3)")
 _ON, _PR, _NEW = PROBES["online"], PROBES["precision"], PROBES["new"]
 
 TRAIN = Exercise(
     "fixed_train", "ex2-train", "the fixed trainer", returns=("alpha", "b", "Y_pm"),
-    mistakes={
-        "batch": "your alpha and b are those of the trainer as it was handed out: the flaw that decides which "
-                 "samples get corrected, and when, is still there. Compare what it gives on the lessons' four "
-                 "points with your run by hand of lessons 02 and 03 (Experiment 1)",
-        "only_current": "your alpha match a trainer that, after a correction on sample i, moves only the score of "
-                        "sample i: a correction of class c changes f_c at every training point",
-        "no_bias": "your alpha match a trainer whose running scores leave the bias out: a correction moves b[c], "
-                   "so every score of class c moves by Y_pm[i, c] too",
-        "strict": "a score of exactly 0 must count as a mistake (y f(x) <= 0): alpha and b start at 0, so the "
-                  "first visit is a mistake for every class",
-        "epochs": "every visit is a mistake for both classes, so each alpha counts one mistake per epoch: run at "
-                  "most max_epochs epochs",
-        "zero": "the column of the class 0 holds no +1 although y has 0s: print Y_pm for tiny label sets "
-                "(Experiment 2) and follow what happens to the labels before Y_pm is built",
-        "flipped": "your signs are flipped: Y_pm[i, c] is +1 where y[i] == classes[c]",
-        "zero_one": "Y_pm holds 0/1; the perceptron needs -1 and +1",
-        "in_place": "fixed_train changed an array passed in (in place); build new arrays",
-        "overflow": _OVERFLOW, "overflow_batch": _OVERFLOW,  # the kept float16 kernel, either order of updates
-        **_FLAWED,
-    },
+    mistakes={**MISTAKES["fixed_train"], **_FLAWED},
     checks=[
         # small whole kernel values, labels without 0: whatever precision or label mapping, only the training counts
         Check("ex2-train-tests-online", part=(0, 1), mistakes=("batch", "only_current", "no_bias", "strict"),
@@ -297,14 +270,7 @@ _PP = PROBES["predict_precision"]
 
 PREDICT = Exercise(
     "fixed_predict", "ex3-predict", "the fixed predictor",
-    mistakes={
-        "argmin": "you picked the class with the lowest score (argmin): the class whose scorer is most confident "
-                  "has the largest score",
-        "labels": "your predictions hold a label which is not one of the classes, or not the one the largest score "
-                  "picked: follow what happens to the labels after the argmax (Experiment 1 predicts the four points)",
-        "precision": "your predictions are those of scores that are not numbers (inf or NaN): look at the kernel "
-                     "values your predictor computes (the probe of Experiment 3)",
-    },
+    mistakes=MISTAKES["fixed_predict"],
     checks=[
         Check("ex3-predict-tests-labels", compare="l07_predict_labels", mistakes=("argmin", "labels"),
               hidden_label="new points (classes with -1 and 0)",

@@ -7,10 +7,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from kpcourse.checks._core import as_numbers, check_close, check_grid_choice, check_shape, fmt
+from kpcourse.checks._core import as_numbers, check_close, check_grid_choice, check_shape, fmt, load_mistakes
 from kpcourse.checks.exercise import Check, Exercise, Lesson, Probe, comparison, same
 
 __all__ = ["LESSON", "test", "cv_probe", "PROBES"]
+
+#: The named mistakes, key -> hint, per exercise (``data/lesson08.mistakes.toml``).
+MISTAKES = load_mistakes("lesson08")
 
 # averaged_dual_train: six points, the last one labelled against its neighbours (never separable)
 _XN = np.array([[1.0, 2.0], [2.0, 0.5], [-1.0, -1.0], [0.5, -2.0], [-2.0, 1.0], [1.5, 1.5]])
@@ -48,65 +51,13 @@ def cv_probe():
     return X, np.where(np.isin(np.arange(42), [3, 11, 20, 33]), -y, y)
 
 
-AVERAGING_HINTS = {
-    "last": "alpha_avg equals the final counts alpha: average them over the T steps, "
-            "ᾱ = (α·(T + 1) − τ)/T with τ_i the sum of the steps at which sample i was a mistake",
-    "epochs": "you averaged over the epochs (alpha at the end of each epoch): the average runs over every "
-              "step t = 1..T, one step per visited sample, T = n × (epochs run)",
-    "no_plus_one": "off by one: ᾱ = (α·(T + 1) − τ)/T, not (α·T − τ)/T — a mistake at step s counts in "
-                   "α(s), α(s+1), …, α(T), that is T − s + 1 times",
-    "zero_based": "off by one: number the steps from 1 (the first visit is step t = 1), not from 0",
-    "over_t1": "divide by T, the number of steps, not by T + 1",
-    "mistake_clock": "the clock must tick at every visit (every step), not only at mistakes: t is the step "
-                     "number, T the number of steps",
-    "bias_last": "b_avg is the final b: average the bias like alpha, b̄ = (b·(T + 1) − τ_b)/T, "
-                 "where τ_b adds t·y_i at each mistake (b moves by y_i at step t)",
-    "no_clean": "on separable data (training stops after a clean epoch) your T leaves out the "
-                "last, clean epoch: T counts every visit, that epoch's included",
-}
+AVERAGING_HINTS = MISTAKES["averaged_dual_train"]
 
-MARGIN_HINTS = {
-    "functional": "you returned min_i y_i (w·x_i + b), the functional margin: divide by ‖w‖ to get a distance",
-    "squared": "divide by ‖w‖, not by ‖w‖²",
-    "norm_b": "‖w‖ is the norm of w alone: b shifts the line, it does not enter the norm",
-    "no_b": "the bias is missing: the distance of x_i to the line is y_i (w·x_i + b)/‖w‖",
-    "mean": "the margin is the smallest of the distances y_i (w·x_i + b)/‖w‖ (the closest point), not their mean",
-    "max": "the margin is the smallest of the distances (the closest point), not the largest",
-    "abs": "the margin is signed: a point on the wrong side has y_i (w·x_i + b) < 0 and the margin is then "
-           "negative; do not take abs()",
-}
+MARGIN_HINTS = MISTAKES["geometric_margin"]
 
-MP_HINTS = {
-    "strict": "update when y_i f_i <= tau, equality included: your rule y_i f_i < tau skips a sample whose "
-              "score is exactly at the threshold",
-    "no_y": "the condition is on y_i f_i, the score times the label: a sample labelled -1 with a very "
-            "negative score is confidently right",
-    "ignore_tau": "your updates happen only on mistakes (y_i f_i <= 0): the margin perceptron also updates "
-                  "when the score is right but not by more than tau",
-    "stop_mistakes": "you stopped after an epoch without a mistake, but that epoch still made updates: stop after the "
-                     "first epoch without an update (every y_i f_i > tau), or after max_epochs",
-}
+MP_HINTS = MISTAKES["margin_dual_train"]
 
-CV_HINTS = {
-    "whole": "you measured each model on the points it was fitted on (the whole training set): that is the "
-             "training error, and choosing σ by it picks the narrowest kernel; fit on the other folds, "
-             "measure on the held-out fold",
-    "fit_all": "each fold was part of the data its model was fitted on: fit on the other n_folds − 1 folds "
-               "only, then measure on the held-out fold",
-    "no_shuffle": "your folds follow the order of the rows: shuffle first, "
-                  "order = np.random.default_rng(seed).permutation(n), then np.array_split(order, n_folds)",
-    "one_fold": "you used a single fold for validation: every one of the n_folds folds is held out once and "
-                "the score of σ is the mean of the n_folds error rates",
-    "weighted": "you weighted the fold errors by fold size: the score of σ is the plain mean of the n_folds "
-                "error rates (np.mean)",
-    "accuracy": "you returned accuracies: cv_scores holds the mean validation error rate of each σ "
-                "(the fraction of misclassified points)",
-    "global_rng": "two calls with the same seed gave different cv_scores: draw the folds from "
-                  "np.random.default_rng(seed), never from the global np.random",
-    "seed": "with seed=1 your cv_scores are not those of the folds of default_rng(1): use the seed "
-            "argument for the permutation",
-    "n_folds": "with n_folds=2 your cv_scores are wrong: split into n_folds folds (the argument)",
-}
+CV_HINTS = MISTAKES["choose_sigma"]
 
 
 # ------------------------------------------------------- lesson-specific comparisons

@@ -140,8 +140,9 @@ def _train_stop(rng):
     point = rng.integers(-4, 5, size=(1, 2)) / 4
     pair_X, pair_y = np.vstack([point, point]), np.array([-1, 1])  # every visit is a mistake
     Xs, ys = np.array([[0.0, 0.25], [2.0, 0.0], [-0.25, 0.0], [0.0, -2.0]]), np.array([-1, 1, -1, 1])
-    # separable: stops long before max_epochs (last: a call past the time limit ends the test)
-    return [*(Probe((pair_X, pair_y, e)) for e in (2, 5)), Probe((Xs, ys, 10 ** 6), compare="none")]
+    # separable: stops long before max_epochs; a loop that never stops early runs past the time
+    # limit on any machine (4·10⁹ visits), whatever its speed
+    return [*(Probe((pair_X, pair_y, e)) for e in (2, 5)), Probe((Xs, ys, 10 ** 9), compare="none")]
 
 
 def _predict_points(rng):

@@ -33,7 +33,7 @@ OPTIONS = {"ex1-rbf-gram-tests-loop-free": {"answer_bytes": 16 * 2**20},  # 1200
 
 # ----------------------------------------------------------------- references
 def rbf_gram(X, Z, sigma, mistake=None):
-    """The kernel, or what a mistake of ``visible.KERNEL_HINTS`` computes (``references.RBF_SLIPS``)."""
+    """The kernel, or what a slip of ``RBF_FORMULA`` (checks.exercise) computes (``references.RBF_SLIPS``)."""
     X, Z = np.asarray(X, float), np.asarray(Z, float)
     if X.ndim != 2 or Z.ndim != 2 or X.shape[1] != Z.shape[1] or not sigma > 0:
         raise ValueError("X and Z must be 2-D with the same columns, and sigma > 0")
