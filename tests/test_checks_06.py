@@ -204,7 +204,7 @@ def test_untiled_fails_only_the_memory_aspect():
 
 
 def test_tiled_names_value_mistakes():
-    assert "sigma as γ" in _message(checks.test, "ex1-tiled-tests-values", make_tiled(gamma_is_sigma=True))
+    assert "not scikit-learn's γ" in _message(checks.test, "ex1-tiled-tests-values", make_tiled(gamma_is_sigma=True))
     assert "last, shorter block" in _message(checks.test, "ex1-tiled-tests-values", make_tiled(last_block=False))
     assert "should raise ValueError" in _message(checks.test, "ex1-tiled-tests-values", make_tiled(check=False))
 
@@ -219,7 +219,7 @@ def test_tiled_messages_hide_the_expected_values():
 @pytest.mark.parametrize("gid,wrong,expected", [
     ("ex1-tiled-tests-clamp", make_tiled(clamp=False), "clamp the squared distances at 0"),
     ("ex1-tiled-tests-memory", make_tiled(tiled=False), "over the budget"),
-    ("ex1-tiled-tests-values", make_tiled(gamma_is_sigma=True), "sigma as γ"),
+    ("ex1-tiled-tests-values", make_tiled(gamma_is_sigma=True), "not scikit-learn's γ"),
 ])
 def test_tiled_cells_fail_common_mistakes_with_their_hint(cells, gid, wrong, expected):
     assert expected in _message(Cell.judge_here, cells[gid], _with(tiled_rbf_gram=wrong))

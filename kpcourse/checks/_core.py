@@ -39,7 +39,7 @@ import numpy as np
 __all__ = [
     "Ref", "Call", "Answer", "Test", "call", "run", "produce", "encode", "decode",
     "fmt", "fail", "as_numbers", "check_shape", "check_close", "check_labels", "expect_raises", "one_number",
-    "check_grid_choice", "unpack", "same", "check_loop_free", "load_data", "load_mistakes",
+    "check_grid_choice", "counts_and_bias", "unpack", "same", "check_loop_free", "load_data", "load_mistakes",
 ]
 
 #: Environment variable naming the probes file while grading (set by the grader).
@@ -165,6 +165,20 @@ def check_labels(value, n, name):
             raise AssertionError(f"{name} contains 0: every point gets a label -1 or +1 "
                                  "(np.sign gives 0 for a score of exactly 0)")
         raise AssertionError(f"{name} contains {fmt(np.array(extra[:5]))}; labels must be -1 or +1")
+
+
+def counts_and_bias(value, n, name, names=("alpha", "b")):
+    """A dual trainer's ``(counts, bias)`` as a float array of shape (n,) and a float, or fail clearly."""
+    __tracebackhide__ = True
+    counts, bias = value
+    check_shape(counts, (n,), f"the {names[0]} returned by {name}")
+    if np.ndim(bias) != 0:
+        raise AssertionError(f"the {names[1]} returned by {name} should be a number, got shape {np.shape(bias)}")
+    try:
+        return np.asarray(counts, dtype=float), float(bias)
+    except (TypeError, ValueError):
+        raise AssertionError(f"the {names[0]} returned by {name} should hold numbers (mistake counts) and the "
+                             f"{names[1]} be a number") from None
 
 
 def same(a, b, rtol=1e-7, atol=1e-9):

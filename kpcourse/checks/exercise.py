@@ -12,7 +12,8 @@ grader need; one generic judge (:func:`judge`) reads it:
 * hidden tests, in the grader: the same checks on probes the grader draws from a seed,
   the expected outputs computed there by its reference (:mod:`kpcourse.grading.declared`).
 
-A mistake has one key (``"sign0"``) used everywhere: the hint here, the reference's
+A mistake has one key (``"sign0"``) used everywhere: its hint in the lesson's table of text
+(``data/lessonNN.mistakes.toml``, read by :func:`~._core.load_mistakes`), the reference's
 ``mistake=`` option in the grader that produces the mistaken output, the golden
 submissions and the tests. No algorithm lives here: only probes, data and messages.
 """
@@ -32,6 +33,7 @@ from kpcourse.checks._core import (
     check_labels,
     check_loop_free,
     check_shape,
+    counts_and_bias,
     expect_raises,
     fail,
     fmt,
@@ -261,6 +263,22 @@ def _at_zero(value, expected, name, check, probe, answer):
         raise AssertionError(SIGN_AT_ZERO["np_sign"])
     if z == 1:
         raise AssertionError(SIGN_AT_ZERO["zero_plus"])
+
+
+@comparison("counts_bias")
+def _counts_bias(value, expected, name, check, probe, answer, bias=True):
+    """A dual trainer's ``(counts, bias)``, one count per label (``probe.args[1]``), both close to the
+    expected ones; ``check.options["names"]`` names them in messages (default ``("alpha", "b")``)."""
+    names = check.options.get("names", ("alpha", "b"))
+    got = counts_and_bias(value, len(probe.args[1]), name, names)
+    for p in (0, 1) if bias else (0,):
+        check_close(got[p], expected[p], f"the {names[p]} returned by {name}", rtol=check.rtol, atol=check.atol)
+
+
+@comparison("counts_only")
+def _counts_only(value, expected, name, check, probe, answer):
+    """As ``counts_bias``, the counts compared only (the bias must still be one number)."""
+    _counts_bias(value, expected, name, check, probe, answer, bias=False)
 
 
 @comparison("exact")

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from kpcourse.checks._core import check_close, check_shape, fmt, load_mistakes
+from kpcourse.checks._core import check_close, check_shape, counts_and_bias, fmt, load_mistakes
 from kpcourse.checks.exercise import SIGN_AT_ZERO, Check, Exercise, Lesson, Probe, comparison, same
 from kpcourse.datasets import quiz_points, quiz_transform
 
@@ -64,14 +64,6 @@ def _counts(value, expected, name, check, probe, answer):
     check_close(value, expected, name, rtol=check.rtol, atol=check.atol)
 
 
-def _dual_pair(value, n, name):
-    alpha, b = value
-    check_shape(alpha, (n,), f"the alpha returned by {name}")
-    if np.ndim(b) != 0:
-        raise AssertionError(f"the b returned by {name} should be a number, got shape {np.shape(b)}")
-    return np.asarray(alpha, dtype=float), float(b)
-
-
 @comparison("dual_rate")
 def _rate(value, expected, name, check, probe, answer):
     """(alpha, b) with learning_rate r against the student's own run with 1: same alpha, r times b.
@@ -81,8 +73,8 @@ def _rate(value, expected, name, check, probe, answer):
     """
     lr = probe.kwargs.get("learning_rate", probe.args[3] if len(probe.args) > 3 else 1.0)
     n = len(probe.args[1])
-    a, b = _dual_pair(value, n, name)
-    a1, b1 = _dual_pair(expected, n, f"{name} with learning_rate=1")
+    a, b = counts_and_bias(value, n, name)
+    a1, b1 = counts_and_bias(expected, n, f"{name} with learning_rate=1")
     if not np.allclose(a, np.round(a)):
         raise AssertionError(f"{DUAL_MISTAKES['alpha_lr']} (learning_rate={lr:g} gave alpha={fmt(a)})")
     if any(p is probe for p in check.probes):  # a visible probe: its twin (check.options["absolute"]) holds the data

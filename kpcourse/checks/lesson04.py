@@ -12,7 +12,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from kpcourse.checks._core import Ref, check_close, check_labels, check_shape, fmt, load_mistakes, one_number
+from kpcourse.checks._core import (
+    Ref,
+    check_close,
+    check_labels,
+    check_shape,
+    counts_and_bias,
+    fmt,
+    load_mistakes,
+    one_number,
+)
 from kpcourse.checks.exercise import COMPARISONS, SIGN_AT_ZERO, Check, Exercise, Lesson, Probe, comparison, same
 
 __all__ = ["LESSON", "test", "FEATURE_MAPS"]
@@ -111,14 +120,7 @@ def _gap(value, expected, name, check, probe, answer):
 @comparison("l04_counts")
 def _counts(value, expected, name, check, probe, answer):
     """(alpha, b): alpha whole counts >= 0, the first point counted (its score is 0); values not judged."""
-    alpha, b = value
-    check_shape(alpha, (len(probe.args[1]),), f"the alpha returned by {name}")
-    if np.ndim(b) != 0:
-        raise AssertionError(f"the b returned by {name} should be a number, got shape {np.shape(b)}")
-    try:
-        alpha, b = np.asarray(alpha, dtype=float), float(b)
-    except (TypeError, ValueError):
-        raise AssertionError("alpha should hold numbers (mistake counts) and b should be a number") from None
+    alpha, _ = counts_and_bias(value, len(probe.args[1]), name)
     if np.all(alpha == 0) or alpha[0] < 1:
         raise AssertionError(TRAIN_MISTAKES["sign0"])
     if np.any(alpha < 0) or not np.allclose(alpha, np.round(alpha)):

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from kpcourse.checks._core import _memory, check_close, check_shape, fmt, load_mistakes
-from kpcourse.checks.exercise import Check, Exercise, Lesson, Probe, comparison, same
+from kpcourse.checks._core import _memory, check_close, check_shape, counts_and_bias, fmt, load_mistakes
+from kpcourse.checks.exercise import RBF_FORMULA, Check, Exercise, Lesson, Probe, comparison, same
 
 __all__ = ["LESSON", "test", "peak_memory", "memory_allowance", "memory_limit", "STORAGE_TABLE"]
 
@@ -156,35 +156,10 @@ def memory_rows(n):
     return np.array([0, 1, n // 2, n - 2, n - 1])
 
 
-def _alpha_b(value, probe):
-    """``(alpha, b)`` of ``train_incremental`` as a float array and a float, with clear failures."""
-    alpha, b = value
-    check_shape(alpha, (len(probe.args[1]),), "the alpha returned by train_incremental")
-    if np.ndim(b) != 0:
-        raise AssertionError(f"the b returned by train_incremental should be a number, got shape {np.shape(b)}")
-    try:
-        alpha = np.asarray(alpha, dtype=float)
-    except (TypeError, ValueError):
-        raise AssertionError("alpha should be an array of numbers (mistake counts)") from None
-    try:
-        return alpha, float(b)
-    except (TypeError, ValueError):
-        raise AssertionError("the b returned by train_incremental should be a number") from None
-
-
-@comparison("counts")
-def _counts(value, expected, name, check, probe, answer):
-    """alpha (and b when ``options["bias"]``), b always a number."""
-    alpha, b = _alpha_b(value, probe)
-    check_close(alpha, expected[0], f"the alpha returned by {name}")
-    if check.options.get("bias"):
-        check_close(b, expected[1], f"the b returned by {name}")
-
-
 @comparison("first_epoch")
 def _first_epoch(value, expected, name, check, probe, answer):
     """One epoch: alpha in {0, 1} with alpha[0] = 1, whatever the rest of the counts."""
-    alpha, _ = _alpha_b(value, probe)
+    alpha, _ = counts_and_bias(value, len(probe.args[1]), name)
     if alpha[0] != 1:
         raise AssertionError(f"after one epoch alpha[0] is {fmt(alpha[0])}: F starts at 0 and a score of exactly "
                              "0 is a mistake, so the first sample is always corrected once")
@@ -200,10 +175,10 @@ _M = len(_TZ)
 
 TILED = Exercise(
     "tiled_rbf_gram", "ex1-tiled", "the tiled Gram matrix", time_limit=20.0,
-    mistakes=MISTAKES["tiled_rbf_gram"],
+    mistakes={**MISTAKES["tiled_rbf_gram"], **RBF_FORMULA},
     checks=[
         Check("ex1-tiled-tests-values", compare="gram", rtol=1e-9, atol=1e-12, hidden_label="new data",
-              mistakes=("sigma2", "gamma", "two_sigma", "distance", "cross_sign", "squared_distances"),
+              mistakes=(*RBF_FORMULA, "cross_sign"),
               probes=[*(Probe((_TX, _TZ, _TS, b),
                               label=f"tiled_rbf_gram(X={fmt(_TX)}, Z={fmt(_TZ)}, sigma={_TS:g}, max_memory={b})")
                         for b in (4 * 8 * _M, 3 * 4 * 8 * _M, 10**6)),
@@ -231,13 +206,13 @@ INCREMENTAL = Exercise(
     "train_incremental", "ex2-incremental", "the incremental training", returns=("alpha", "b"),
     mistakes=MISTAKES["train_incremental"],
     checks=[
-        Check("ex2-incremental-tests-counts", compare="counts", mistakes=("only_current", "zero"),
+        Check("ex2-incremental-tests-counts", compare="counts_only", mistakes=("only_current", "zero"),
               hidden_label="new data",
               hint="visit 0..n-1 in order; on y_i F_i <= 0 add 1 to alpha_i and y_i (K[:, i] + 1) to F",
               probes=[Probe((_KC, _P["counts_y"], 20), label="a Gram matrix of 6 samples"),
                       Probe((np.ones((3, 4)), np.array([1, -1, 1]), 5), raises="ValueError",
                             why="K has shape (3, 4), not (n, n) for n = len(y) = 3")]),
-        Check("ex2-incremental-tests-bias", compare="counts", options={"bias": True}, hidden_label="new data",
+        Check("ex2-incremental-tests-bias", compare="counts_bias", hidden_label="new data",
               mistakes=("only_current", "no_bias", "b_zero", "b_sign"),
               hint="check the mistake counts and the bias (on a mistake b += y_i and F += y_i (K[:, i] + 1))",
               probes=[Probe((_KB, _P["bias_y"], 20), label=_BIAS_LABEL)]),

@@ -17,7 +17,7 @@ import numpy as np
 from kpcourse.checks._core import check_shape, fmt, load_mistakes
 from kpcourse.checks.exercise import Check, Exercise, Lesson, Probe, comparison, same
 
-__all__ = ["LESSON", "test", "OvrProbe", "unpack_labels", "digit_like"]
+__all__ = ["LESSON", "test", "OvrProbe", "digit_like"]
 
 #: The named mistakes, key -> hint, per exercise (``data/lesson07.mistakes.toml``).
 MISTAKES = load_mistakes("lesson07")
@@ -106,13 +106,6 @@ def _points(key):
 
 
 # --------------------------------------------------------------- Exercise 1
-def unpack_labels(answer, m, name):
-    """The labels an answer holds, as an array of shape (m,)."""
-    got = answer.get()
-    check_shape(got, (m,), name)
-    return np.asarray(got)
-
-
 @dataclass
 class OvrProbe(Probe):
     """A probe of ``ovr_predict`` whose scores are judged with the student's own pick of the extreme score.

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from kpcourse.checks._core import as_numbers, check_close, check_grid_choice, check_shape, fmt, load_mistakes
+from kpcourse.checks._core import as_numbers, check_grid_choice, fmt, load_mistakes
 from kpcourse.checks.exercise import Check, Exercise, Lesson, Probe, comparison, same
 
 __all__ = ["LESSON", "test", "cv_probe", "PROBES"]
@@ -61,23 +61,6 @@ CV_HINTS = MISTAKES["choose_sigma"]
 
 
 # ------------------------------------------------------- lesson-specific comparisons
-@comparison("l08_pair")
-def _pair(value, expected, name, check, probe, answer, parts=(0, 1)):
-    """``(counts, bias)``: counts of shape (n,) for the n labels, one number for the bias; then close."""
-    names, (alpha, b) = check.options["names"], value
-    check_shape(alpha, (len(probe.args[1]),), f"the {names[0]} returned by {name}")
-    if np.ndim(b) != 0:
-        raise AssertionError(f"the {names[1]} returned by {name} should be a number, got shape {np.shape(b)}")
-    all(check_close((alpha, b)[p], expected[p], f"the {names[p]} returned by {name}", rtol=check.rtol,
-                    atol=check.atol) is None for p in parts)
-
-
-@comparison("l08_pair_counts")
-def _pair_counts(value, expected, name, check, probe, answer):
-    """As ``l08_pair``, the counts only (the bias must be one number)."""
-    _pair(value, expected, name, check, probe, answer, parts=(0,))
-
-
 @comparison("l08_identical")
 def _identical(value, expected, name, check, probe, answer):
     """The same numbers as another call with the same arguments (``Probe.like``), exactly."""
@@ -118,12 +101,12 @@ AVERAGED = Exercise(
               hint="the bias is averaged over the T steps like alpha",
               hidden_label="new noisy data (compared with explicit averaging)",
               probes=[Probe((_P["avg_noisy_K"], _P["avg_noisy_y"], _P["avg_noisy_epochs"]), label=_NOISY)]),
-        Check("ex1-averaged-tests-stop", compare="l08_pair", rtol=0, atol=1e-12, mistakes=("no_clean",),
+        Check("ex1-averaged-tests-stop", compare="counts_bias", rtol=0, atol=1e-12, mistakes=("no_clean",),
               options={"names": ("alpha_avg", "b_avg")}, hidden_label="new separable data",
               hint="stop after the first epoch without a mistake; T counts every visit",
               probes=[Probe((_P["avg_separable_K"], _P["avg_separable_y"], _P["avg_separable_epochs"]),
                             label=_SEP),
-                      Probe((_P["avg_separable_K"], _P["avg_separable_y"], 1), compare="l08_pair_counts",
+                      Probe((_P["avg_separable_K"], _P["avg_separable_y"], 1), compare="counts_only",
                             label="5 separable points with max_epochs=1 (train for at most max_epochs epochs, "
                                   "then average over the steps made)")]),
     ])
@@ -146,8 +129,8 @@ MARGIN = Exercise(
 MARGIN_TRAIN = Exercise(
     "margin_dual_train", "ex3-margin-perceptron", "the margin perceptron", returns=("alpha", "b"),
     mistakes=MP_HINTS, checks=[
-        Check("ex3-margin-perceptron-tests", compare="l08_pair", mistakes=("strict", "no_y", "ignore_tau"),
-              options={"names": ("alpha", "b")}, hidden_label="new data",
+        Check("ex3-margin-perceptron-tests", compare="counts_bias", mistakes=("strict", "no_y", "ignore_tau"),
+              hidden_label="new data",
               hint="on each visit, update (alpha[i] += 1, b += y_i) when y_i f_i <= tau, with "
                    "f_i = Σ_j alpha_j y_j K[j, i] + b; tau=0 is the plain perceptron",
               probes=[Probe(_P["mp_rule"], label="a 5-point probe with tau=2"),
@@ -155,8 +138,8 @@ MARGIN_TRAIN = Exercise(
                             label="a 5-point probe with tau=0 (the plain perceptron)"),
                       Probe((*_P["mp_rule"][:2], -1.0, _P["mp_rule"][3]), raises="ValueError",
                             why="tau is negative (-1)")]),
-        Check("ex3-margin-perceptron-tests-stop", compare="l08_pair", mistakes=("stop_mistakes",),
-              options={"names": ("alpha", "b")}, hidden_label="new separable data",
+        Check("ex3-margin-perceptron-tests-stop", compare="counts_bias", mistakes=("stop_mistakes",),
+              hidden_label="new separable data",
               hint="stop after the first epoch without an update, or after max_epochs",
               probes=[Probe(_P["mp_stop"], label="4 points with tau=2")]),
     ])

@@ -31,7 +31,7 @@ def _mistaken_gram(X, Z, sigma, mistake):
     if mistake == "cross_sign":
         return np.exp(-np.abs((X * X).sum(1)[:, None] + 2.0 * X @ Z.T + (Z * Z).sum(1)[None, :])
                       / (2.0 * sigma ** 2))
-    return rbf(X, Z, sigma, {"sigma2": "no2", "two_sigma": "sigma", "squared_distances": "d2"}.get(mistake, mistake))
+    return rbf(X, Z, sigma, mistake)  # a slip of the formula (RBF_FORMULA, references.RBF_SLIPS)
 
 
 def tiled_rbf_gram(X, Z, sigma, max_memory, mistake=None):

@@ -235,11 +235,6 @@ def _noisy(n, d, seed, flip=0.15):
     return X, y
 
 
-def _rbf(X, sigma):
-    sq = (X ** 2).sum(1)
-    return np.exp(-np.maximum(sq[:, None] + sq[None, :] - 2 * X @ X.T, 0.0) / (2 * sigma ** 2))
-
-
 def _linear(data, *args, max_epochs):
     """A probe of a trainer on the linear Gram matrix of ``data = (X, y)``."""
     X, y = data
@@ -249,7 +244,7 @@ def _linear(data, *args, max_epochs):
 def _averaged_noisy(rng):
     probes = [_linear(_noisy(n, d, new_seed(rng)), max_epochs=E) for n, d, E in ((40, 3, 6), (55, 2, 4))]
     X, y = _noisy(50, 2, new_seed(rng), flip=0.25)
-    return [*probes, Probe((_rbf(X, 0.5), y), {"max_epochs": 5})]
+    return [*probes, Probe((_shared.rbf(X, X, 0.5), y), {"max_epochs": 5})]
 
 
 def _averaged_stop(rng):
@@ -282,7 +277,7 @@ def _margin_rule(rng):
     probes = [_linear(random_separable(30, 2, margin=0.15, random_state=new_seed(rng)), tau, max_epochs=50)
               for tau in (0.5, 2.0, 0.0)]
     X, y = _noisy(40, 2, new_seed(rng))
-    return [*probes, Probe((_rbf(X, 0.7), y, 0.5), {"max_epochs": 50})]
+    return [*probes, Probe((_shared.rbf(X, X, 0.7), y, 0.5), {"max_epochs": 50})]
 
 
 def _margin_stop(rng):
