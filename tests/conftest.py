@@ -36,3 +36,14 @@ def bwrap():
         if os.environ.get("CI") == "true":
             pytest.fail(why)
         pytest.skip(why)
+
+
+@pytest.fixture(scope="session")
+def message():
+    """``message(func, *args, **kwargs)``: the text of the AssertionError ``func(*args, **kwargs)`` must raise."""
+    def message(func, *args, **kwargs):
+        __tracebackhide__ = True
+        with pytest.raises(AssertionError) as info:
+            func(*args, **kwargs)
+        return str(info.value)
+    return message

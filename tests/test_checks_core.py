@@ -11,12 +11,6 @@ from kpcourse.checks import _core
 from kpcourse.checks._core import Answer, Call, Ref, Test
 
 
-def _message(func, *args, **kwargs):
-    with pytest.raises(AssertionError) as info:
-        func(*args, **kwargs)
-    return str(info.value)
-
-
 @pytest.mark.parametrize("value", [
     None, True, 3, -2**70, 2.5, float("inf"), "text", (1, 2.0, "a"), [1, [2, (3,)]], {"a": 1, 2: (3,)},
     {1, 2}, np.arange(6).reshape(2, 3), np.array([[1.5, np.nan]], dtype=np.float32), np.array(["a", "bc"]),
@@ -65,7 +59,7 @@ def test_call_copies_arguments_and_reports_mutation():
     assert _core.call(lambda w, x: w + x, Call("update", w, 1.0)).mutated == []
 
 
-def test_call_turns_errors_into_answers():
+def test_call_turns_errors_into_answers(message):
     def unwritten(x):
         raise NotImplementedError()
 
@@ -76,13 +70,13 @@ def test_call_turns_errors_into_answers():
             except Exception:
                 pass
 
-    assert "not written yet" in _message(_core.call(unwritten, Call("f", 1)).get)
+    assert "not written yet" in message(_core.call(unwritten, Call("f", 1)).get)
     start = time.monotonic()
     answer = _core.call(endless, Call("f", 1), time_limit=0.3)
     assert answer.error == "TimeUp" and time.monotonic() - start < 5
-    assert "ran for more than 0.3 s" in _message(answer.get)
-    assert "is not defined" in _message(_core.call(None, Call("train", 1)).get)
-    msg = _message(_core.call(lambda x: 1 / 0, Call("f", np.arange(3))).get)
+    assert "ran for more than 0.3 s" in message(answer.get)
+    assert "is not defined" in message(_core.call(None, Call("train", 1)).get)
+    msg = message(_core.call(lambda x: 1 / 0, Call("f", np.arange(3))).get)
     assert "raised ZeroDivisionError" in msg and msg.startswith("f(")
 
 
@@ -101,31 +95,31 @@ def test_answers_survive_json_as_data():
     assert Answer.from_data(call_, "garbage").error == "NoAnswer"
 
 
-def test_expect_raises():
+def test_expect_raises(message):
     ok = _core.call(lambda X: (_ for _ in ()).throw(ValueError("bad")), Call("f", 1))
     _core.expect_raises(ok, "ValueError", "X is bad")
-    msg = _message(_core.expect_raises, _core.call(lambda X: X, Call("f", 1)), "ValueError", "X is bad")
+    msg = message(_core.expect_raises, _core.call(lambda X: X, Call("f", 1)), "ValueError", "X is bad")
     assert "should raise ValueError when X is bad; it returned normally" in msg
-    msg = _message(_core.expect_raises, _core.call(lambda X: 1 / 0, Call("f", 1)), "ValueError", "X is bad")
+    msg = message(_core.expect_raises, _core.call(lambda X: 1 / 0, Call("f", 1)), "ValueError", "X is bad")
     assert "it raised ZeroDivisionError" in msg
 
 
-def test_generic_checks_never_show_the_reference():
+def test_generic_checks_never_show_the_reference(message):
     ref = np.array([0.123456, 7.65, 3.5])
     _core.check_close(ref + 1e-12, ref, "w")
-    msg = _message(_core.check_close, [0.123456, 9.25, 3.5], ref, "w", hint="check the bias")
+    msg = message(_core.check_close, [0.123456, 9.25, 3.5], ref, "w", hint="check the bias")
     assert "1 of 3 values differ" in msg and "9.25" in msg and "check the bias" in msg and "7.65" not in msg
-    msg = _message(_core.check_close, 2.75, -0.8125, "b")
+    msg = message(_core.check_close, 2.75, -0.8125, "b")
     assert "2.75" in msg and "0.8125" not in msg
-    assert "NaN" in _message(_core.check_close, [np.nan, 1, 2], ref, "w")
-    msg = _message(_core.check_shape, np.zeros((4, 1)), (4,), "w")
+    assert "NaN" in message(_core.check_close, [np.nan, 1, 2], ref, "w")
+    msg = message(_core.check_shape, np.zeros((4, 1)), (4,), "w")
     assert "shape (4,) expected, got (4, 1)" in msg and "column vector" in msg
-    assert "transposed" in _message(_core.check_shape, np.zeros((3, 2)), (2, 3), "K")
-    assert "True/False" in _message(_core.check_labels, np.array([True, False]), 2, "pred")
-    assert "contains 0" in _message(_core.check_labels, np.array([1, 0]), 2, "pred")
-    assert "should return one number, got shape (2,)" in _message(_core.one_number, [1, 2], "gap")
+    assert "transposed" in message(_core.check_shape, np.zeros((3, 2)), (2, 3), "K")
+    assert "True/False" in message(_core.check_labels, np.array([True, False]), 2, "pred")
+    assert "contains 0" in message(_core.check_labels, np.array([1, 0]), 2, "pred")
+    assert "should return one number, got shape (2,)" in message(_core.one_number, [1, 2], "gap")
     assert _core.one_number(np.float32(0.5), "gap") == 0.5
-    assert "should be an array, got Evil" in _message(_core.check_shape, _core.Opaque("Evil"), (2,), "w")
+    assert "should be an array, got Evil" in message(_core.check_shape, _core.Opaque("Evil"), (2,), "w")
 
 
 def test_produce_writes_answers_for_the_grader(tmp_path, monkeypatch):
@@ -141,7 +135,7 @@ def test_produce_writes_answers_for_the_grader(tmp_path, monkeypatch):
     assert Answer.from_data(Call("missing"), raw[0][1]).error == "NameError"
 
 
-def test_loop_free():
+def test_loop_free(message):
     def vectorised(X):
         return X @ X.T
 
@@ -149,10 +143,10 @@ def test_loop_free():
         return [x for x in X]
 
     _core.check_loop_free(vectorised)
-    assert "uses a Python loop" in _message(_core.check_loop_free, looped)
+    assert "uses a Python loop" in message(_core.check_loop_free, looped)
 
 
-def test_grid_choice_first_of_a_tie_or_argmins_own():
+def test_grid_choice_first_of_a_tie_or_argmins_own(message):
     """A tie goes to the first σ; scores apart in their last bits only may also go to np.argmin's."""
     grid = (0.1, 0.3, 1.0)
     near = np.array([0.1 + 0.2, 0.3, 0.5])  # 0.30000000000000004 and 0.3: the same errors, another order
@@ -161,5 +155,5 @@ def test_grid_choice_first_of_a_tie_or_argmins_own():
         _core.check_grid_choice(best, grid, near, "choose_sigma", first=True)
     exact = np.array([0.3, 0.3, 0.5])
     _core.check_grid_choice(0.1, grid, exact, "choose_sigma", first=True)
-    assert "on a tie, return the first" in _message(_core.check_grid_choice, 0.3, grid, exact, "choose_sigma",
+    assert "on a tie, return the first" in message(_core.check_grid_choice, 0.3, grid, exact, "choose_sigma",
                                                     first=True)

@@ -102,7 +102,6 @@ def problem(check, *args, **kwargs):
 # ------------------------------------------------------------ generic checks
 def check_shape(value, shape, name):
     """Check the shape of an array-like; ``None`` in ``shape`` matches any length."""
-    __tracebackhide__ = True
     if isinstance(value, Opaque):
         raise AssertionError(f"{name} should be an array, got {value.type_name}")
     try:
@@ -123,7 +122,6 @@ def check_shape(value, shape, name):
 
 def check_close(value, reference, name, *, hint=None, rtol=1e-7, atol=1e-9):
     """Check ``value`` against ``reference`` up to a tolerance, never showing the reference."""
-    __tracebackhide__ = True
     ref = np.asarray(reference, dtype=float)
     arr = as_numbers(value, ref.shape, name)
     if not np.all(np.isfinite(arr)):
@@ -142,7 +140,6 @@ def check_close(value, reference, name, *, hint=None, rtol=1e-7, atol=1e-9):
 
 def as_numbers(value, shape, name):
     """``value`` as a float array of ``shape`` (see :func:`check_shape`), or fail clearly."""
-    __tracebackhide__ = True
     check_shape(value, shape, name)
     try:
         return np.asarray(value, dtype=float)
@@ -152,7 +149,6 @@ def as_numbers(value, shape, name):
 
 def check_labels(value, n, name):
     """Check a 1-D array of ``n`` labels in {-1, +1}."""
-    __tracebackhide__ = True
     check_shape(value, (n,), name)
     arr = np.asarray(value)
     if arr.dtype == bool:
@@ -169,7 +165,6 @@ def check_labels(value, n, name):
 
 def counts_and_bias(value, n, name, names=("alpha", "b")):
     """A dual trainer's ``(counts, bias)`` as a float array of shape (n,) and a float, or fail clearly."""
-    __tracebackhide__ = True
     counts, bias = value
     check_shape(counts, (n,), f"the {names[0]} returned by {name}")
     if np.ndim(bias) != 0:
@@ -199,7 +194,6 @@ def same(a, b, rtol=1e-7, atol=1e-9):
 
 def one_number(value, name):
     """``value`` as a float when it is one number (not an array, a bool or a string), or fail clearly."""
-    __tracebackhide__ = True
     if isinstance(value, (Opaque, str, bool, np.bool_)) or np.ndim(value) != 0:
         got = fmt(value) if isinstance(value, (Opaque, str, bool, np.bool_)) else f"shape {np.shape(value)}"
         raise AssertionError(f"{name} should return one number, got {got}")
@@ -224,7 +218,6 @@ def check_grid_choice(best, grid, errors, name, *, tol=0.0, first=False, what="v
         Naming the mistake: an index instead of a value, a value outside the grid, the
         largest error, the last of tied values, or a clearly worse choice.
     """
-    __tracebackhide__ = True
     grid, errors = np.asarray(grid, dtype=float), np.asarray(errors, dtype=float)
     b = one_number(best, name)
     low = errors.min() + max(tol, 1e-12)
@@ -264,7 +257,6 @@ def unpack(value, fname, names):
 
 def expect_raises(answer, exception, why):
     """Fail unless ``answer`` is the exception named ``exception`` ("ValueError")."""
-    __tracebackhide__ = True
     if answer.error == exception:
         return
     fname = answer.call.function

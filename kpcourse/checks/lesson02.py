@@ -62,7 +62,6 @@ def _stopping(value, expected, name, check, probe, answer):
 
 
 def _trace_array(trace, width):
-    __tracebackhide__ = True
     try:
         arr = np.asarray(trace, dtype=float)
     except (TypeError, ValueError):
@@ -73,7 +72,6 @@ def _trace_array(trace, width):
 
 def check_trace(trace, reference, name="trace"):
     """Compare a trace row by row with a reference trace (data), without showing it."""
-    __tracebackhide__ = True
     ref = np.asarray(reference, dtype=float)
     arr = _trace_array(trace, ref.shape[1])
     if arr.shape[0] != ref.shape[0]:
