@@ -157,3 +157,19 @@ def test_grid_choice_first_of_a_tie_or_argmins_own(message):
     _core.check_grid_choice(0.1, grid, exact, "choose_sigma", first=True)
     assert "on a tie, return the first" in message(_core.check_grid_choice, 0.3, grid, exact, "choose_sigma",
                                                     first=True)
+
+
+@pytest.mark.parametrize("value,text", [
+    ((np.array(["a", "b"]), 0.0), "(array"),  # ragged: an array and a number
+    ([[1, 2], [3]], "[[1, 2], [3]]"), (2.5, "2.5"), (np.float32(0.25), "0.25"), (object(), "<object"),
+])
+def test_fmt_says_something_for_anything(value, text):
+    assert _core.fmt(value).startswith(text)
+
+
+def test_a_pair_whose_counts_are_not_numbers_gets_a_message():
+    """A tuple result that cannot be compared is named, not a crash of the student's test."""
+    from kpcourse.checks import lesson06
+
+    with pytest.raises(AssertionError, match="cannot be compared"):
+        lesson06.test("ex2-incremental-tests-counts", lambda K, y, max_epochs=10: (np.array(["a"] * len(y)), 0.0))

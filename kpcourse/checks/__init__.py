@@ -27,17 +27,8 @@ _index = None
 def _lesson_of(name):
     global _index
     if _index is None:
-        index = {}
-        for lesson in LESSONS:
-            try:
-                module = importlib.import_module(f"{__name__}.{lesson}")
-            except ModuleNotFoundError as exc:
-                if exc.name != f"{__name__}.{lesson}":
-                    raise
-                continue
-            for public in getattr(module, "__all__", ()):
-                index.setdefault(public, module)
-        _index = index
+        modules = [importlib.import_module(f"{__name__}.{lesson}") for lesson in LESSONS]
+        _index = {public: m for m in reversed(modules) for public in getattr(m, "__all__", ())}
     return _index.get(name)
 
 

@@ -45,10 +45,6 @@ WA, WY = np.array([2, 1, 1, 3]), np.array([1, -1, -1, 1])
 _W = "w = learning_rate·Σ_i alpha_i y_i x_i"
 _NOT_B = "b is not learning_rate·Σ_i alpha_i y_i (here Σ_i alpha_i y_i = 3): "
 
-DUAL_MISTAKES = MISTAKES["dual_train"]
-PREDICT_MISTAKES = {**MISTAKES["dual_predict"], **SIGN_AT_ZERO}
-PRIMAL_MISTAKES = MISTAKES["primal_from_dual"]
-
 
 # ------------------------------------------------------- lesson-specific comparisons
 @comparison("dual_counts")
@@ -58,9 +54,9 @@ def _counts(value, expected, name, check, probe, answer):
         check_shape(value, np.shape(expected), name)
         alpha = np.asarray(value, dtype=float)
         if np.all(alpha == 0):
-            raise AssertionError(DUAL_MISTAKES["sign0"])
+            raise AssertionError(MISTAKES["dual_train"]["sign0"])
         if np.any(alpha < 0):
-            raise AssertionError(DUAL_MISTAKES["negative"])
+            raise AssertionError(MISTAKES["dual_train"]["negative"])
     check_close(value, expected, name, rtol=check.rtol, atol=check.atol)
 
 
@@ -76,7 +72,7 @@ def _rate(value, expected, name, check, probe, answer):
     a, b = counts_and_bias(value, n, name)
     a1, b1 = counts_and_bias(expected, n, f"{name} with learning_rate=1")
     if not np.allclose(a, np.round(a)):
-        raise AssertionError(f"{DUAL_MISTAKES['alpha_lr']} (learning_rate={lr:g} gave alpha={fmt(a)})")
+        raise AssertionError(f"{MISTAKES['dual_train']['alpha_lr']} (learning_rate={lr:g} gave alpha={fmt(a)})")
     if any(p is probe for p in check.probes):  # a visible probe: its twin (check.options["absolute"]) holds the data
         data = LESSON.data[check.cell]
         k = check.options["absolute"]
@@ -84,9 +80,9 @@ def _rate(value, expected, name, check, probe, answer):
             return
         wrong = data["mistaken"][k].get("bias_no_lr")
         if wrong is not None and same((a, b), tuple(wrong)):
-            raise AssertionError(DUAL_MISTAKES["bias_no_lr"])
+            raise AssertionError(MISTAKES["dual_train"]["bias_no_lr"])
     if b1 != 0 and np.allclose(a, a1) and np.isclose(b, b1):
-        raise AssertionError(DUAL_MISTAKES["bias_no_lr"])
+        raise AssertionError(MISTAKES["dual_train"]["bias_no_lr"])
     if not np.allclose(a, a1):
         raise AssertionError(f"alpha changed with the learning rate ({fmt(a1)} for 1, {fmt(a)} for {lr:g}): "
                              "alpha and b start at 0, so the learning rate only rescales every score and the "
@@ -101,12 +97,12 @@ def _w(value, expected, name, check, probe, answer):
     """w of shape (n_features,): a pair, one entry per point or one entry too many get their own message."""
     n, d = np.shape(probe.args[0])[0], np.shape(expected)[0]
     if isinstance(value, tuple) and len(value) == 2 and np.ndim(value[0]) == 1 and np.ndim(value[1]) == 0:
-        raise AssertionError(PRIMAL_MISTAKES["pair"])
+        raise AssertionError(MISTAKES["primal_from_dual"]["pair"])
     shape = np.shape(value) if isinstance(value, (np.ndarray, list, tuple)) else None
     if shape == (n,) and n != d:
-        raise AssertionError(PRIMAL_MISTAKES["wrong_axis"])
+        raise AssertionError(MISTAKES["primal_from_dual"]["wrong_axis"])
     if shape == (d + 1,):
-        raise AssertionError(PRIMAL_MISTAKES["with_b"])
+        raise AssertionError(MISTAKES["primal_from_dual"]["with_b"])
     check_close(value, expected, name, rtol=check.rtol, atol=check.atol)
 
 
@@ -117,7 +113,8 @@ def _dual(K, y, lr=1.0, **kw):
 
 _BIAS_LABEL = f"K = X Xᵀ for X={fmt(XB)}, y={fmt(YB)}"
 DUAL = Exercise(
-    "dual_train", "ex1-dual-train", "the dual training", returns=("alpha", "b"), mistakes=DUAL_MISTAKES, checks=[
+    "dual_train", "ex1-dual-train", "the dual training", returns=("alpha", "b"), mistakes=MISTAKES["dual_train"],
+    checks=[
         Check("ex1-dual-train-tests-counts", compare="dual_counts", part=0, mistakes=("sign0", "negative", "set"),
               hidden_label="random data", hint="alpha[i] counts the mistakes on sample i, visiting samples "
               "0..n-1 in order; the score is learning_rate·Σ_j alpha_j y_j K[j, i] + b", probes=[
@@ -139,7 +136,8 @@ DUAL = Exercise(
     ])
 
 PREDICT = Exercise(
-    "dual_predict", "ex2-dual-predict", "the dual prediction", mistakes=PREDICT_MISTAKES, checks=[
+    "dual_predict", "ex2-dual-predict", "the dual prediction", mistakes={**MISTAKES["dual_predict"], **SIGN_AT_ZERO},
+    checks=[
         Check("ex2-dual-predict-tests", compare="labels", mistakes=("scores", "no_y", "no_b", "flipped"),
               hidden_label="new points", probes=[
                   Probe((PK[:3], PA, PY, PB, 1.0), label=f"K_test_train={fmt(PK[:3])}, alpha={fmt(PA)}, "
@@ -159,7 +157,7 @@ _WEIGHTS = ("pair", "wrong_axis", "with_b", "no_y", "negated")
 _WXY = f"X={fmt(WX)}, alpha={fmt(WA)}, y={fmt(WY)}"
 PRIMAL = Exercise(
     "primal_from_dual", "ex3-primal-from-dual", "the primal weights from the dual counts",
-    mistakes=PRIMAL_MISTAKES, checks=[
+    mistakes=MISTAKES["primal_from_dual"], checks=[
         Check("ex3-primal-from-dual-tests", compare="dual_w", mistakes=(*_WEIGHTS, "no_lr", "lr_twice"),
               hidden_label="random counts", hint=_W, probes=[
                   Probe((WX, WA, WY, 3.0, 1.0), label=f"{_WXY}, b=3, learning_rate=1"),

@@ -97,7 +97,7 @@ def _features(value, expected, name, check, probe, answer):
         raise AssertionError("phi returned NaN or infinite values (a square root of a negative product?): the "
                              "third feature is √2 times x1·x2")
     if not same(arr, expected) and same(np.sort(arr, axis=1), np.sort(np.asarray(expected, float), axis=1)):
-        raise AssertionError(PHI_MISTAKES["order"])
+        raise AssertionError(MISTAKES["phi"]["order"])
     check_close(arr, expected, name)
 
 
@@ -122,9 +122,9 @@ def _counts(value, expected, name, check, probe, answer):
     """(alpha, b): alpha whole counts >= 0, the first point counted (its score is 0); values not judged."""
     alpha, _ = counts_and_bias(value, len(probe.args[1]), name)
     if np.all(alpha == 0) or alpha[0] < 1:
-        raise AssertionError(TRAIN_MISTAKES["sign0"])
+        raise AssertionError(MISTAKES["kernel_perceptron_train"]["sign0"])
     if np.any(alpha < 0) or not np.allclose(alpha, np.round(alpha)):
-        raise AssertionError(f"{TRAIN_MISTAKES['negative']}; you returned {fmt(alpha)}")
+        raise AssertionError(f"{MISTAKES['kernel_perceptron_train']['negative']}; you returned {fmt(alpha)}")
 
 
 @comparison("l04_named")
@@ -135,7 +135,7 @@ def _named(value, expected, name, check, probe, answer):
         return COMPARISONS["labels"](value, expected, name, check, probe, answer)
     mistaken = LESSON.data[check.cell]["mistaken"][k]
     if "scores" in mistaken and same(value, mistaken["scores"]):
-        raise AssertionError(PREDICT_MISTAKES["scores"])
+        raise AssertionError(MISTAKES["kernel_perceptron_predict"]["scores"])
     check_labels(value, len(expected), name)
     if any(k in mistaken and same(value, mistaken[k]) for k in check.mistakes):
         raise AssertionError(f"{name} gave wrong labels")
@@ -163,9 +163,8 @@ def _is_int(value):
 
 
 # ----------------------------------------------------------------- the exercises
-PHI_MISTAKES = MISTAKES["phi"]
 PHI = Exercise(
-    "phi", "ex1-phi", "the feature map φ", mistakes=PHI_MISTAKES, checks=[
+    "phi", "ex1-phi", "the feature map φ", mistakes=MISTAKES["phi"], checks=[
         Check("ex1-phi-tests-shape", compare="l04_shape", pure="in_place", hidden_label="new X", probes=[
             Probe((PHI_X,), label="X of shape (4, 2)"), Probe((PHI_X[:1],), label="X of shape (1, 2)"),
             Probe((np.ones((4, 3)),), raises="ValueError", why="X has shape (4, 3): φ maps 2-D points only"),
@@ -191,10 +190,9 @@ GAP = Exercise(
                   why="X has 2 columns and Z has 3: their points cannot be compared")]),
     ])
 
-TRAIN_MISTAKES = MISTAKES["kernel_perceptron_train"]
 TRAIN = Exercise(
     "kernel_perceptron_train", "ex3-train", "the kernel perceptron", returns=("alpha", "b"), time_limit=3.0,
-    mistakes=TRAIN_MISTAKES, checks=[
+    mistakes=MISTAKES["kernel_perceptron_train"], checks=[
         Check("ex3-train-tests-basic", compare="l04_counts", pure="in_place", mistakes=("sign0", "negative"),
               hidden_label="new 3-D data", probes=[
                   Probe((TRAIN_X, TRAIN_Y, EPOCHS), label="8 points"),
@@ -212,11 +210,11 @@ TRAIN = Exercise(
                   Probe((*FAR, 10 ** 9), compare="none", label="two separable points, max_epochs=10**9")]),
     ])
 
-PREDICT_MISTAKES = {**MISTAKES["kernel_perceptron_predict"], **SIGN_AT_ZERO}
 _PREDICT_LABEL = (f"3 training points (X_train of shape (3, 2)), y_train={fmt(PREDICT_ARGS[1])}, "
                   f"alpha={fmt(PREDICT_ARGS[2])}, b={fmt(PREDICT_ARGS[3])}, X_new={fmt(PREDICT_NEW)}")
 PREDICT = Exercise(
-    "kernel_perceptron_predict", "ex4-predict", "the kernel perceptron's prediction", mistakes=PREDICT_MISTAKES,
+    "kernel_perceptron_predict", "ex4-predict", "the kernel perceptron's prediction",
+    mistakes={**MISTAKES["kernel_perceptron_predict"], **SIGN_AT_ZERO},
     checks=[
         Check("ex4-predict-tests-basic", compare="l04_named", mistakes=("scores", "flipped", "no_y", "no_b"),
               hidden_label="new points", probes=[

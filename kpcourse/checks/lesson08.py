@@ -51,15 +51,6 @@ def cv_probe():
     return X, np.where(np.isin(np.arange(42), [3, 11, 20, 33]), -y, y)
 
 
-AVERAGING_HINTS = MISTAKES["averaged_dual_train"]
-
-MARGIN_HINTS = MISTAKES["geometric_margin"]
-
-MP_HINTS = MISTAKES["margin_dual_train"]
-
-CV_HINTS = MISTAKES["choose_sigma"]
-
-
 # ------------------------------------------------------- lesson-specific comparisons
 @comparison("l08_identical")
 def _identical(value, expected, name, check, probe, answer):
@@ -88,7 +79,7 @@ _CV_ARGS = (_P["cv_sigmas"], _P["cv_folds"], _P["cv_seed"])
 
 AVERAGED = Exercise(
     "averaged_dual_train", "ex1-averaged", "the averaged perceptron (timestamp trick)",
-    returns=("alpha_avg", "b_avg"), mistakes=AVERAGING_HINTS, checks=[
+    returns=("alpha_avg", "b_avg"), mistakes=MISTAKES["averaged_dual_train"], checks=[
         Check("ex1-averaged-tests-alpha", part=0, rtol=0, atol=1e-12,
               mistakes=("last", "epochs", "no_plus_one", "zero_based", "over_t1", "mistake_clock"),
               hint="visit the samples 0..n-1 in order, a score y_i f_i <= 0 is a mistake; ᾱ = (α·(T + 1) − τ)/T",
@@ -112,7 +103,7 @@ AVERAGED = Exercise(
     ])
 
 MARGIN = Exercise(
-    "geometric_margin", "ex2-margin", "the geometric margin", mistakes=MARGIN_HINTS, checks=[
+    "geometric_margin", "ex2-margin", "the geometric margin", mistakes=MISTAKES["geometric_margin"], checks=[
         Check("ex2-margin-tests", compare="number", rtol=1e-9, atol=1e-12,
               mistakes=("functional", "squared", "norm_b", "no_b", "mean", "max"),
               hint="the margin is min_i y_i (w·x_i + b)/‖w‖", hidden_label="new separators",
@@ -128,7 +119,7 @@ MARGIN = Exercise(
 
 MARGIN_TRAIN = Exercise(
     "margin_dual_train", "ex3-margin-perceptron", "the margin perceptron", returns=("alpha", "b"),
-    mistakes=MP_HINTS, checks=[
+    mistakes=MISTAKES["margin_dual_train"], checks=[
         Check("ex3-margin-perceptron-tests", compare="counts_bias", mistakes=("strict", "no_y", "ignore_tau"),
               hidden_label="new data",
               hint="on each visit, update (alpha[i] += 1, b += y_i) when y_i f_i <= tau, with "
@@ -146,7 +137,7 @@ MARGIN_TRAIN = Exercise(
 
 CHOOSE = Exercise(
     "choose_sigma", "ex4-choose-sigma", "the cross-validation", returns=("best_sigma", "cv_scores"),
-    mistakes=CV_HINTS, time_limit=30.0, checks=[
+    mistakes=MISTAKES["choose_sigma"], time_limit=30.0, checks=[
         Check("ex4-choose-sigma-tests", part=1, rtol=0, atol=1e-9,
               mistakes=("whole", "fit_all", "no_shuffle", "one_fold", "weighted", "accuracy"),
               hint="shuffle with default_rng(seed).permutation(n), split with np.array_split, fit "
