@@ -23,7 +23,7 @@ NBVAL_FLAGS := --nbval --nbval-sanitize-with tests/nbval_sanitize.cfg --nbval-ce
 
 DEVICE ?=
 
-.PHONY: setup sandbox lab test test-unit test-pipeline sweep-seeds test-notebooks test-browser lint release autograde report checks-data validate export-grades test-hub bench bench-mnist-full bench-gpu \
+.PHONY: setup sandbox lab test test-unit test-pipeline sweep-seeds test-notebooks test-browser lint release autograde report checks-data validate export-grades test-hub giveaway bench bench-mnist-full bench-gpu \
 	clean help
 
 help:
@@ -122,6 +122,10 @@ export-grades: $(STAMP)
 
 lint: $(STAMP)
 	$(BIN)/ruff check kpcourse tests benchmarks source
+
+# What a lecture function or a package function earns in the student's place (a Markdown report).
+giveaway: $(STAMP)
+	$(BIN)/python tests/giveaway.py
 
 # Benchmarks (issue: fast engine): results land in benchmarks/RESULTS.md.
 bench: $(STAMP)

@@ -16,13 +16,14 @@ For each lesson ``NN`` (``source/NN-*``, ``kpcourse/checks/lessonNN.py``):
 import ast
 import functools
 import importlib.util
-import inspect
 import os
 from dataclasses import dataclass
 from pathlib import Path
 
 import nbformat
 import pytest
+from giveaway import solution as source_solution
+from giveaway import without_markers as _without_markers
 
 from kpcourse.grading import course, policy
 from kpcourse.grading.spec import is_test_cell
@@ -85,8 +86,6 @@ LEGACY_NOTEBOOK_OF = {"07": ("ovr_train",)}
 ANSWERS = {"01": (), "02": ("ex4-bias-answer",), "03": ("ex4-quiz-answer",), "04": (), "05": (),
            "06": ("ex4-safe-answer",), "07": ("ex4-flaws-answer", "ex5-averaged-answer"), "08": ("ex5-answer",)}
 
-#: The locked cells run before the solution cells, as in a student's kernel (default: the setup cell).
-GIVEN = {"04": ("setup", "ex2-maps"), "07": ("setup", "buggy-code")}
 #: Lessons whose setup cell or hidden tests read the course's data folder.
 NEEDS_DATA = ("06", "07")
 
@@ -118,10 +117,6 @@ def _cells(lesson):
 
 def _nbg(cell):
     return cell.metadata.get("nbgrader", {})
-
-
-def _without_markers(code):
-    return "\n".join(ln for ln in code.splitlines() if ln.strip() not in ("### BEGIN SOLUTION", "### END SOLUTION"))
 
 
 # --------------------------------------------------------------------------- #
@@ -223,13 +218,7 @@ def solution(request):
         if lesson not in made:
             if lesson in NEEDS_DATA:
                 _data(request)
-            namespace = {}
-            for c in _notebook(lesson).cells:
-                if c.cell_type == "code" and (_nbg(c).get("grade_id") in GIVEN.get(lesson, ("setup",))
-                                              or _nbg(c).get("solution")):
-                    exec(compile(_without_markers(c.source), _nbg(c)["grade_id"], "exec"), namespace)  # noqa: S102
-            made[lesson] = {k: v for k, v in namespace.items()
-                            if inspect.isfunction(v) and v.__globals__ is namespace}
+            made[lesson] = source_solution(LESSONS[lesson], _notebook(lesson))
         return made[lesson]
     return solution
 
