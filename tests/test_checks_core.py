@@ -167,9 +167,12 @@ def test_fmt_says_something_for_anything(value, text):
     assert _core.fmt(value).startswith(text)
 
 
-def test_a_pair_whose_counts_are_not_numbers_gets_a_message():
-    """A tuple result that cannot be compared is named, not a crash of the student's test."""
+def test_a_pair_that_is_not_numbers_gets_a_message():
+    """A tuple result that cannot be compared (a bias that is a string: the pair is ragged) is named, not a
+    crash of the student's test; counts that are not numbers are named as such."""
     from kpcourse.checks import lesson06
 
     with pytest.raises(AssertionError, match="cannot be compared"):
+        lesson06.test("ex2-incremental-tests-counts", lambda K, y, max_epochs=10: (np.zeros(len(y)), "b"))
+    with pytest.raises(AssertionError, match="the alpha returned by train_incremental .* should be numbers"):
         lesson06.test("ex2-incremental-tests-counts", lambda K, y, max_epochs=10: (np.array(["a"] * len(y)), 0.0))

@@ -166,10 +166,10 @@ def check_labels(value, n, name):
 def counts_and_bias(value, n, name, names=("alpha", "b")):
     """A dual trainer's ``(counts, bias)`` as a float array of shape (n,) and a float (or an error)."""
     counts, bias = value
-    check_shape(counts, (n,), f"the {names[0]} returned by {name}")
+    counts = as_numbers(counts, (n,), f"the {names[0]} returned by {name}")
     if np.ndim(bias) != 0:
         raise AssertionError(f"the {names[1]} returned by {name} should be a number, got shape {np.shape(bias)}")
-    return np.asarray(counts, dtype=float), float(bias)
+    return counts, float(bias)
 
 
 def same(a, b, rtol=1e-7, atol=1e-9):
