@@ -34,9 +34,7 @@ import functools
 import importlib
 import inspect
 import io
-import os
 import pkgutil
-import signal
 import sys
 import time
 import traceback
@@ -44,17 +42,14 @@ import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
-os.environ.setdefault("MPLBACKEND", "Agg")
+import matplotlib
+import matplotlib.pyplot as plt
+import nbformat
 
-import matplotlib  # noqa: E402
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import nbformat  # noqa: E402
-
-from kpcourse.grading import course  # noqa: E402
-from kpcourse.grading.spec import is_test_cell  # noqa: E402
-from kpcourse.grading.trusted import GRADER_FILE, load_grader  # noqa: E402
+from kpcourse.checks._core import _time_limit, _TimeUp  # the checks' own alarm
+from kpcourse.grading import course
+from kpcourse.grading.spec import is_test_cell
+from kpcourse.grading.trusted import GRADER_FILE, load_grader
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -98,24 +93,6 @@ class Collected:
     seconds: float = 0.0
 
 
-class _CellTimeout(BaseException):
-    """Raised by the alarm in a lecture cell; a BaseException so that the cell's ``except Exception`` lets it by."""
-
-
-@contextlib.contextmanager
-def _alarm(seconds):
-    def on_alarm(signum, frame):
-        raise _CellTimeout
-
-    old = signal.signal(signal.SIGALRM, on_alarm)
-    signal.alarm(seconds)
-    try:
-        yield
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, old)
-
-
 @contextlib.contextmanager
 def _quiet():
     """No prints, no warnings, no blocking plot and no figure left behind."""
@@ -129,16 +106,6 @@ def _quiet():
     finally:
         plt.show = show
         plt.close("all")
-
-
-@contextlib.contextmanager
-def _cwd(path):
-    old = os.getcwd()
-    os.chdir(path)
-    try:
-        yield
-    finally:
-        os.chdir(old)
 
 
 def _without_magics(source):
@@ -167,9 +134,9 @@ def lecture_candidates(notebooks, log=print):
             t0, error = time.perf_counter(), ""
             try:
                 code = compile(_without_magics(c.source), f"{rel}[{index}]", "exec")
-                with _cwd(path.parent), _quiet(), _alarm(CELL_LIMIT_S):
+                with contextlib.chdir(path.parent), _quiet(), _time_limit(CELL_LIMIT_S):
                     exec(code, namespace)  # noqa: S102 - the course's own lecture
-            except _CellTimeout:
+            except _TimeUp:
                 error = f"timed out after {CELL_LIMIT_S} s"
             except BaseException as exc:  # noqa: BLE001 - record it and go on (SystemExit, KeyboardInterrupt too)
                 if isinstance(exc, KeyboardInterrupt):
@@ -218,7 +185,8 @@ def package_candidates(log=print):
 # Assignments: cells, points, the source's solution
 # --------------------------------------------------------------------------- #
 
-def _nbg(cell):
+def nbg(cell):
+    """A cell's nbgrader metadata ({} for an ungraded cell)."""
     return cell.metadata.get("nbgrader", {})
 
 
@@ -232,19 +200,19 @@ def source_notebook(name):
 
 def points(nb):
     """grade_id -> points of each autograded test cell of a source notebook."""
-    return {_nbg(c)["grade_id"]: float(_nbg(c).get("points", 0)) for c in nb.cells if is_test_cell(c)}
+    return {nbg(c)["grade_id"]: float(nbg(c).get("points", 0)) for c in nb.cells if is_test_cell(c)}
 
 
-def solution(name, nb):
-    """The functions the source notebook ``nb`` of assignment ``name`` defines (its given cells, then its
-    solution cells, run in its folder as a student's kernel would), by name."""
-    lesson = name[:2]
+def solution(name, nb=None):
+    """The functions the source notebook ``nb`` (read when not given) of assignment ``name`` defines (its
+    given cells, then its solution cells, run in its folder as a student's kernel would), by name."""
+    lesson, nb = name[:2], nb or source_notebook(name)
     namespace = {}
-    with _cwd(ROOT / "source" / name), _quiet():
+    with contextlib.chdir(ROOT / "source" / name), _quiet():
         for c in nb.cells:
-            if c.cell_type == "code" and (_nbg(c).get("grade_id") in GIVEN.get(lesson, ("setup",))
-                                          or _nbg(c).get("solution")):
-                exec(compile(without_markers(c.source), _nbg(c)["grade_id"], "exec"), namespace)  # noqa: S102
+            if c.cell_type == "code" and (nbg(c).get("grade_id") in GIVEN.get(lesson, ("setup",))
+                                          or nbg(c).get("solution")):
+                exec(compile(without_markers(c.source), nbg(c)["grade_id"], "exec"), namespace)  # noqa: S102
     return {k: v for k, v in namespace.items() if inspect.isfunction(v) and v.__globals__ is namespace}
 
 
@@ -277,7 +245,7 @@ def judge(cell, exercise, function, others, workdir):
     """``(passed, why)``: ``cell.judge_here`` with ``function`` in the place of ``exercise``."""
     functions = {**others, exercise: budgeted(function)}
     try:
-        with _cwd(workdir), _quiet():
+        with contextlib.chdir(workdir), _quiet():
             cell.judge_here(functions)
     except AssertionError as exc:
         return False, str(exc).splitlines()[0][:160] if str(exc) else "AssertionError"
@@ -415,6 +383,7 @@ def main(argv=None):
     parser.add_argument("--lessons", nargs="*", default=[], help="lesson numbers (01 02 ...); default: all")
     parser.add_argument("--out", type=Path, help="write the Markdown report here (default: stdout)")
     args = parser.parse_args(argv)
+    matplotlib.use("Agg")  # the lectures' figures are drawn and dropped
     start = time.perf_counter()
 
     def log(msg):

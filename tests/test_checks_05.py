@@ -10,9 +10,9 @@ source (never by timing); reference calls are the source policy's business (test
 
 from pathlib import Path
 
-import nbformat
 import numpy as np
 import pytest
+from giveaway import solution as source_solution
 
 from kpcourse import kernels
 from kpcourse.checks import _core
@@ -27,21 +27,7 @@ NAME = "05-rbf-kernel"
 GRADER = load_grader(ROOT / "source" / NAME / "grader.py")
 
 
-def _solutions():
-    """The source notebook's solution functions, defined as a student's kernel would."""
-    nb = nbformat.read(ROOT / "source" / NAME / f"{NAME}.ipynb", as_version=4)
-    namespace = {}
-    exec("import numpy as np\nfrom kpcourse import checks, datasets\n"
-         "from kpcourse.perceptron import KernelPerceptron\n", namespace)
-    for c in nb.cells:
-        if c.cell_type == "code" and c.metadata.get("nbgrader", {}).get("solution"):
-            code = "\n".join(ln for ln in c.source.splitlines()
-                             if ln.strip() not in ("### BEGIN SOLUTION", "### END SOLUTION"))
-            exec(compile(code, f"<{c.metadata['nbgrader']['grade_id']}>", "exec"), namespace)
-    return {n: namespace[n] for n in ("rbf_gram", "rbf_predict", "choose_sigma")}
-
-
-SOLUTION = _solutions()
+SOLUTION = {n: f for n, f in source_solution(NAME).items() if n in ("rbf_gram", "rbf_predict", "choose_sigma")}
 
 
 def _cells(function):

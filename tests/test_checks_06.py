@@ -10,9 +10,9 @@ solution and fail the mistakes, on answers round-tripped through JSON as in grad
 import os
 from pathlib import Path
 
-import nbformat
 import numpy as np
 import pytest
+from giveaway import solution as source_solution
 
 from kpcourse.checks import lesson06 as checks
 from kpcourse.grading.spec import Cell
@@ -24,17 +24,7 @@ ASSIGNMENT = "06-gram-at-scale"
 GRADER = load_grader(ROOT / "source" / ASSIGNMENT / "grader.py")
 
 
-def _solutions():
-    nb = nbformat.read(ROOT / "source" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4)
-    namespace = {}
-    for c in nb.cells:  # the setup cell (imports), then the solution cells
-        md = c.metadata.get("nbgrader", {})
-        if c.cell_type == "code" and (md.get("solution") or md.get("grade_id") == "setup"):
-            exec(compile(c.source, c.metadata["nbgrader"]["grade_id"], "exec"), namespace)  # noqa: S102
-    return namespace
-
-
-SOLUTION = _solutions()
+SOLUTION = source_solution(ASSIGNMENT)
 FUNCTIONS = {name: SOLUTION[name] for name in ("tiled_rbf_gram", "train_incremental", "choose_storage")}
 
 

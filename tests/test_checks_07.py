@@ -11,10 +11,10 @@ grading.
 
 from pathlib import Path
 
-import nbformat
 import numpy as np
 import pytest
 import torch
+from giveaway import solution as source_solution
 
 from kpcourse.checks import _core
 from kpcourse.checks import lesson07 as checks
@@ -25,17 +25,7 @@ ASSIGNMENT = "07-mnist-gpu"
 GRADER = load_grader(ROOT / "source" / ASSIGNMENT / "grader.py")
 
 
-def _solutions():
-    nb = nbformat.read(ROOT / "source" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4)
-    namespace = {}
-    for c in nb.cells:  # the setup cell (imports, data), the given trainer, then the solution cells
-        md = c.metadata.get("nbgrader", {})
-        if c.cell_type == "code" and (md.get("solution") or md.get("grade_id") in ("setup", "buggy-code")):
-            exec(compile(c.source, c.metadata["nbgrader"]["grade_id"], "exec"), namespace)  # noqa: S102
-    return namespace
-
-
-SOLUTION = _solutions()
+SOLUTION = source_solution(ASSIGNMENT)
 FUNCTIONS = {name: SOLUTION[name] for name in ("ovr_predict", "fixed_train", "fixed_predict")}
 CELLS = GRADER.cells()
 

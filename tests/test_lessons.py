@@ -22,6 +22,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from giveaway import nbg, source_notebook
 from giveaway import solution as source_solution
 from giveaway import without_markers as _without_markers
 
@@ -97,8 +98,7 @@ def _data(request):
 
 @functools.cache
 def _notebook(lesson):
-    name = LESSONS[lesson]
-    return nbformat.read(ROOT / "source" / name / f"{name}.ipynb", as_version=4)
+    return source_notebook(LESSONS[lesson])
 
 
 @functools.cache
@@ -113,10 +113,6 @@ def _module_file(lesson):
 @functools.cache
 def _cells(lesson):
     return _grader(lesson).cells()
-
-
-def _nbg(cell):
-    return cell.metadata.get("nbgrader", {})
 
 
 # --------------------------------------------------------------------------- #
@@ -202,8 +198,8 @@ def test_the_lesson_no_longer_uses_the_legacy_checks(lesson):
 @pytest.mark.parametrize("lesson", sorted(LESSONS))
 def test_every_graded_cell_of_the_source_has_a_cell_or_is_a_written_answer(lesson):
     nb, cells = _notebook(lesson), _grader(lesson).cells
-    tests = {_nbg(c)["grade_id"] for c in nb.cells if is_test_cell(c)}
-    answers = {_nbg(c)["grade_id"] for c in nb.cells if _nbg(c).get("grade") and _nbg(c).get("solution")}
+    tests = {nbg(c)["grade_id"] for c in nb.cells if is_test_cell(c)}
+    answers = {nbg(c)["grade_id"] for c in nb.cells if nbg(c).get("grade") and nbg(c).get("solution")}
     assert tests and tests == set(cells())
     assert answers == set(ANSWERS[lesson])
 
@@ -227,7 +223,7 @@ def _test_cells():
     for lesson in sorted(LESSONS):
         for c in _notebook(lesson).cells:
             if is_test_cell(c):
-                yield pytest.param(lesson, _nbg(c)["grade_id"], id=f"{lesson}-{_nbg(c)['grade_id']}")
+                yield pytest.param(lesson, nbg(c)["grade_id"], id=f"{lesson}-{nbg(c)['grade_id']}")
 
 
 @pytest.mark.parametrize("lesson,gid", list(_test_cells()))
@@ -262,15 +258,15 @@ def test_reference_cases_lose_only_the_attacked_exercise(lesson, case):
     """The source policy on the golden submission, read as the grader reads it (release + answers)."""
     spec, name, source = _golden(lesson)[case], LESSONS[lesson], _notebook(lesson)
     release = nbformat.read(ROOT / "release" / name / f"{name}.ipynb", as_version=4)
-    solutions = {_nbg(c)["grade_id"]: _without_markers(c.source)
-                 for c in source.cells if c.cell_type == "code" and _nbg(c).get("solution")}
+    solutions = {nbg(c)["grade_id"]: _without_markers(c.source)
+                 for c in source.cells if c.cell_type == "code" and nbg(c).get("solution")}
     student, context = [], []
     for c in release.cells:
         if c.cell_type != "code":
             continue
-        gid = _nbg(c).get("grade_id")
-        if _nbg(c).get("locked"):
-            if not _nbg(c).get("grade"):
+        gid = nbg(c).get("grade_id")
+        if nbg(c).get("locked"):
+            if not nbg(c).get("grade"):
                 context.append(c.source)
             continue
         student.append(spec["replace"].get(gid, solutions.get(gid, c.source)))
