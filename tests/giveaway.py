@@ -63,7 +63,7 @@ CANDIDATE_BUDGET_S = 30.0
 PACKAGE_SKIPPED = ("kpcourse.grading", "kpcourse.checks")
 
 #: The locked cells run before the solution cells, as in a student's kernel (default: the setup cell).
-GIVEN = {"04": ("setup", "ex2-maps"), "07": ("setup", "buggy-code")}
+GIVEN = {"07": ("setup", "buggy-code")}
 
 
 # --------------------------------------------------------------------------- #
@@ -122,7 +122,7 @@ def lecture_candidates(notebooks, log=print):
     out = Collected()
     start = time.perf_counter()
     for path in notebooks:
-        rel = path.relative_to(ROOT).as_posix()
+        rel = path.relative_to(ROOT).as_posix() if path.is_relative_to(ROOT) else path.name
         out.notebooks += 1
         nb = nbformat.read(path, as_version=4)
         namespace = {"__name__": "__main__", "display": _display}

@@ -4,9 +4,24 @@ A function the course holds is submitted in the student's place through the grad
 judging; the measurement must say "passes" exactly where the judging lets it through.
 """
 
-from giveaway import Candidate, accepts, measure
+import os
+
+import nbformat
+import pytest
+from giveaway import (
+    ROOT,
+    Candidate,
+    accepts,
+    lecture_candidates,
+    measure,
+    nbg,
+    package_candidates,
+    source_notebook,
+    without_markers,
+)
 
 from kpcourse import kernels
+from kpcourse.grading import course
 
 
 def test_a_candidate_passes_only_the_cells_its_answers_pass():
@@ -27,3 +42,72 @@ def test_a_candidate_is_tried_only_where_its_signature_takes_the_call():
 
     assert accepts(kernels.cosine, Call("f", [[1.0]], [[1.0]]))
     assert not accepts(len, Call("f", [[1.0]], [[1.0]]))
+
+
+# --------------------------------------------------------------------------- #
+# Item 5 of issue 21: no function the course holds passes an exercise
+# --------------------------------------------------------------------------- #
+
+#: ``(assignment/grade_id, candidate)`` pairs that still pass today, each an exercise that issue 21
+#: has not redesigned yet. This list only shrinks: a pair that appears and is not here fails the
+#: test (a new give-away), and a pair here that no longer passes fails it too (delete its line).
+STILL_GIVEN_AWAY = {
+    ('01-similarity/ex1-cosine-tests-interface', 'kpcourse.kernels.cosine'),
+    ('01-similarity/ex1-cosine-tests-interface', 'kpcourse.kernels.linear'),
+    ('01-similarity/ex1-cosine-tests-interface', 'notebooks/03-dual-form.ipynb:square'),
+    ('01-similarity/ex1-cosine-tests-values', 'kpcourse.kernels.cosine'),
+    ('05-rbf-kernel/ex1-rbf-gram-tests-loop-free', 'notebooks/06-gram-at-scale.ipynb:rbf_loop'),
+    ('05-rbf-kernel/ex1-rbf-gram-tests-loop-free', 'notebooks/06-gram-at-scale.ipynb:rbf_numpy'),
+    ('05-rbf-kernel/ex1-rbf-gram-tests-loop-free', 'notebooks/06-gram-at-scale.ipynb:rbf_tiled'),
+    ('05-rbf-kernel/ex1-rbf-gram-tests-shape', 'notebooks/06-gram-at-scale.ipynb:rbf_tiled'),
+    ('08-margins-and-svm/ex2-margin-tests', 'notebooks/02-perceptron-by-hand.ipynb:geometric_margin'),
+    ('08-margins-and-svm/ex2-margin-tests', 'notebooks/08-margins-and-svm.ipynb:margin'),
+}
+
+
+@pytest.fixture(scope="module")
+def measured(shared_data):
+    """Every autograded cell of every assignment against every lecture and package function."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    os.environ.setdefault("KPCOURSE_DATA", str(shared_data))  # lectures 06 and 07 read MNIST
+    collected = lecture_candidates(sorted((ROOT / "notebooks").glob("*.ipynb")), log=lambda msg: None)
+    package, errors = package_candidates(log=lambda msg: None)
+    assert not errors, errors
+    candidates = [*collected.candidates, *package]
+    results = [r for name in course.assignments(ROOT) for r in measure(name, candidates, log=lambda msg: None)]
+    return collected, candidates, results
+
+
+def test_the_lectures_run_and_every_cell_passes_its_own_solution(measured):
+    """The control: the harness is only believed when the source's solution passes every cell through it."""
+    collected, candidates, results = measured
+    assert not [e for e in collected.events if e.error], collected.events
+    assert len(candidates) > 150 and len(results) > 60, (len(candidates), len(results))
+    failing = {f"{r.assignment}/{r.grade_id}": r.solution_why for r in results if r.solution_passes is not True}
+    assert not failing, failing
+
+
+def test_no_lecture_or_package_function_passes_an_exercise(measured):
+    *_, results = measured
+    passing = {(f"{r.assignment}/{r.grade_id}", p) for r in results for p in r.passing}
+    new = sorted(passing - STILL_GIVEN_AWAY)
+    assert not new, ("a lecture or package function, submitted in the student's place, passes these cells: "
+                     f"redesign the exercise (issue 21) so that copying it earns nothing: {new}")
+    gone = sorted(STILL_GIVEN_AWAY - passing)
+    assert not gone, f"these no longer pass: delete them from STILL_GIVEN_AWAY: {gone}"
+
+
+def test_a_lecture_that_holds_a_solution_is_caught(tmp_path):
+    """Break it on purpose: a lecture cell that defines assignment 02's ``predict`` makes its cells fail the test."""
+    own = next(without_markers(c.source) for c in source_notebook("02-perceptron-by-hand").cells
+               if nbg(c).get("grade_id") == "ex1-predict")
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("import numpy as np"),
+                                         nbformat.v4.new_code_cell(own)])
+    path = tmp_path / "99-a-lecture-with-a-solution.ipynb"
+    nbformat.write(nb, path)
+    collected = lecture_candidates([path], log=lambda msg: None)
+    results = measure("02-perceptron-by-hand", collected.candidates, log=lambda msg: None)
+    caught = {r.grade_id for r in results if r.passing}
+    assert caught == {"ex1-predict-tests", "ex1-predict-tests-zero"}, caught

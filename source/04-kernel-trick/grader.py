@@ -1,177 +1,158 @@
 """Grader of assignment 04 (the kernel trick): references and hidden probes.
 
-The kernel perceptron is the online rule of ``KernelPerceptron(kernel="poly", degree=2,
-coef0=1.0, shuffle=False)`` in plain NumPy (a unit test checks that they agree).
-``identity_gap`` is called with the maps the assignment gives in a locked cell, passed by
-name, never with the student's ``phi``: exercise 2 is graded on its own.
+Hidden inputs are multiples of 1/2 where the answer is a sum of products (every value exact in
+floating point), drawn from the per-notebook seed.
 """
-
-import math
 
 import numpy as np
 
 from kpcourse.checks import lesson04 as visible
 from kpcourse.checks.exercise import Probe
-from kpcourse.datasets import unit_disc
 from kpcourse.grading import declared
-from kpcourse.grading.testdata import new_seed
 
-_shared = declared.shared(__file__)
-dual_perceptron, labels_or_mistake = _shared.dual_perceptron, _shared.labels_or_mistake
-
-#: kpcourse (its feature maps, kernels, KernelPerceptron, n_polynomial_features),
-#: scikit-learn (PolynomialFeatures, ...) and SciPy (scipy.special.comb, ...).
+#: kpcourse (its kernels and feature maps), scikit-learn and SciPy (scipy.special, ...).
 FORBIDDEN = ("kpcourse", "sklearn", "scipy")
+
+#: The largest dimension whose 2**d subset features are listed.
+MAX_SUBSET_DIM = 20
 
 
 # ----------------------------------------------------------------- references
-def _kernel(A, B, kernel="quadratic"):
-    G = np.asarray(A, dtype=float) @ np.asarray(B, dtype=float).T
-    return {"quadratic": (1.0 + G) ** 2, "homogeneous": G ** 2, "linear": G}[kernel]
+def _pair(X, Z, what="X and Z"):
+    X0, Z0 = np.asarray(X), np.asarray(Z)
+    if X0.ndim != 2 or Z0.ndim != 2 or X0.shape[1] != Z0.shape[1]:
+        raise ValueError(f"{what} must be 2-D with the same number of columns")
+    return X0, Z0
 
 
-def kernel_train(X, y, max_epochs, *, kernel="quadratic", **options):
-    """The kernel perceptron with k = (1 + x·z)² and its common mistakes (the default is right)."""
-    alpha, b = dual_perceptron(_kernel(X, X, kernel), y, max_epochs, **options)
-    return alpha, float(b)
+def subset_kernel(X, Z, mistake=None):
+    """Π_k (1 + x_k z_k) for every pair of rows, or a mistake's."""
+    X0, Z0 = _pair(X, Z)
+    if mistake == "uint8_wrap":
+        P = X0[:, None, :] * Z0[None, :, :]
+        return np.prod((P + np.ones(1, dtype=P.dtype)).astype(float), axis=2)
+    X, Z = X0.astype(float), Z0.astype(float)
+    P = X[:, None, :] * Z[None, :, :]
+    return {"transposed": lambda: np.prod(1.0 + P, axis=2).T, "sum": lambda: np.sum(1.0 + P, axis=2),
+            "no_one": lambda: np.prod(P, axis=2), "power": lambda: (1.0 + X @ Z.T) ** X.shape[1],
+            }.get(mistake, lambda: np.prod(1.0 + P, axis=2))()
 
 
-def count(d, n):
-    """Monomials of degree 0..n in d variables: C(d + n, n) (stars and bars)."""
-    return math.comb(d + n, n)
+def quadratic_form(X_train, y_train, alpha, b, mistake=None):
+    """(A, v, c) with Σ_j alpha_j y_j (1 + x_j·x)² + b = xᵀAx + v·x + c, A symmetric, or a mistake's."""
+    X = np.asarray(X_train, dtype=float)
+    y, alpha = np.asarray(y_train, dtype=float), np.asarray(alpha, dtype=float)
+    if X.ndim != 2 or y.shape != (len(X),) or alpha.shape != (len(X),):
+        raise ValueError("X_train must be (n, d), y_train and alpha of length n")
+    w = alpha if mistake == "no_y" else alpha * y
+    A = (X * w[:, None]).T @ X
+    if mistake in ("cross_doubled", "upper"):
+        off = A - np.diag(np.diag(A))
+        A = A + off if mistake == "cross_doubled" else np.diag(np.diag(A)) + 2 * np.triu(off)
+    v = {"homogeneous": 0.0, "linear_factor": 1.0}.get(mistake, 2.0) * (X.T @ w)
+    c = {"no_bias": w.sum(), "no_sum": float(b), "homogeneous": float(b)}.get(mistake, w.sum() + b)
+    return A, v, float(c)
 
 
-_TRAIN_OPTIONS = {"homogeneous": {"kernel": "homogeneous"}, "linear": {"kernel": "linear"},
-                  "no_bias": {"bias": False}, "bias_not_in_score": {"bias_in_score": False},
-                  "set_one": {"step": "set"}, "sign0": {"zero_is_mistake": False}}
-
-
-def phi(X, mistake=None):
-    """(x1², x2², √2·x1x2): the exercise's φ, or a mistake's (cross factor 1 or 2, columns reordered)."""
+def subset_features(X, mistake=None):
+    """Column c: the product of the x_k whose bit k is set in c (2**d columns), or a mistake's."""
     X = np.asarray(X, dtype=float)
-    if X.ndim != 2 or X.shape[1] != 2:
-        raise ValueError("X must have shape (n, 2)")
-    cross = {"no_root": 1.0, "doubled": 2.0}.get(mistake, math.sqrt(2.0))
-    features = np.column_stack([X[:, 0] ** 2, X[:, 1] ** 2, cross * X[:, 0] * X[:, 1]])
-    return features[:, [2, 0, 1]] if mistake == "order" else features
+    if X.ndim != 2 or X.shape[1] > MAX_SUBSET_DIM:
+        raise ValueError(f"X must be 2-D with at most {MAX_SUBSET_DIM} columns")
+    d = X.shape[1]
+    bits = (np.arange(2 ** d)[:, None] >> np.arange(d)[None, :]) & 1  # (2**d, d)
+    if mistake == "bit_order":
+        bits = bits[:, ::-1]
+    if mistake == "sums":
+        return X @ bits.T.astype(float)
+    Phi = np.prod(np.where(bits[None, :, :] == 1, X[:, None, :], 1.0), axis=2)
+    return Phi[:, 1:] if mistake == "no_empty" else Phi
 
 
-def identity_gap(feature_map, X, Z, mistake=None):
-    """max |φ(X) φ(Z)ᵀ − (X Zᵀ)²|, or a mistake's (signed, flipped, mean, sum)."""
-    X, Z = np.asarray(X, dtype=float), np.asarray(Z, dtype=float)
-    if X.ndim != 2 or Z.ndim != 2 or X.shape[1] != Z.shape[1]:
-        raise ValueError("X and Z must be 2-D with the same number of columns")
-    D = feature_map(X) @ feature_map(Z).T - (X @ Z.T) ** 2
-    return float({"signed": D.max(), "flipped": (-D).max(), "mean": np.abs(D).mean(),
-                  "sum": np.abs(D).sum()}.get(mistake, np.abs(D).max()))
+def anova_kernel(X, Z, degree, mistake=None):
+    """Σ over sets S of `degree` distinct coordinates of Π_{k∈S} x_k z_k, by the recursion over k."""
+    X, Z = _pair(np.asarray(X, dtype=float), np.asarray(Z, dtype=float))
+    if degree < 0:
+        raise ValueError("degree must be at least 0")
+    if mistake == "power":
+        return (X @ Z.T) ** degree
+    P = X[:, None, :] * Z[None, :, :]
+    E = [np.ones(P.shape[:2])] + [np.zeros(P.shape[:2]) for _ in range(degree)]  # E[p]: sets of size p so far
+    for k in range(P.shape[2]):
+        for p in (range(1, degree + 1) if mistake == "repeats" else range(degree, 0, -1)):
+            E[p] = E[p] + P[:, :, k] * E[p - 1]
+    return sum(E) if mistake == "up_to" else E[degree]
 
 
-def kernel_perceptron_train(X, y, max_epochs, mistake=None):
-    X, y = np.asarray(X, dtype=float), np.asarray(y)
-    if X.ndim != 2 or len(y) != len(X):
-        raise ValueError("X must be (n, d) and y must hold n labels")
-    alpha, b = kernel_train(X, y, max_epochs + (mistake == "epochs"), **_TRAIN_OPTIONS.get(mistake, {}))
-    return (alpha * y if mistake == "negative" else alpha), b
-
-
-def kernel_perceptron_predict(X_train, y_train, alpha, b, X_new, mistake=None):
-    """Labels of f(x) = Σ_j alpha_j y_j k(x_j, x) + b for the rows of X_new, or a mistake's."""
-    X_train, X_new = np.asarray(X_train, dtype=float), np.asarray(X_new, dtype=float)
-    if X_new.ndim != 2 or X_new.shape[1] != X_train.shape[1]:
-        raise ValueError("X_new and X_train must have the same number of columns")
-    weights = np.asarray(alpha, dtype=float) * (1.0 if mistake == "no_y" else np.asarray(y_train))
-    kernel = mistake if mistake in ("homogeneous", "linear") else "quadratic"
-    scores = _kernel(X_new, X_train, kernel) @ weights + (0.0 if mistake == "no_b" else b)
-    return labels_or_mistake(scores, mistake)
-
-
-def count_features(d, degree, mistake=None):
-    if d < 1 or degree < 1:
-        raise ValueError("d and degree must be at least 1")
-    n = degree
-    return {"float": lambda: math.factorial(d + n) / (math.factorial(d) * math.factorial(n)),
-            "exact_degree": lambda: math.comb(d + n - 1, n), "no_constant": lambda: count(d, n) - 1,
-            "ordered_exact": lambda: d ** n, "ordered": lambda: (d + 1) ** n}.get(mistake, lambda: count(d, n))()
-
-
-REFERENCES = {"phi": phi, "identity_gap": identity_gap, "kernel_perceptron_train": kernel_perceptron_train,
-              "kernel_perceptron_predict": kernel_perceptron_predict, "count_features": count_features,
-              **visible.FEATURE_MAPS}
+REFERENCES = {"subset_kernel": subset_kernel, "quadratic_form": quadratic_form, "subset_features": subset_features,
+              "anova_kernel": anova_kernel}
 
 
 # --------------------------------------------------------------- hidden probes
-def _phi_shapes(rng):
-    return [*(Probe((rng.normal(size=(rows, 2)),)) for rows in (1, 6, 25)), Probe(([[1.0, 2.0], [3.0, 4.0]],)),
-            Probe((np.ones((5, 1)),), raises="ValueError", why="X has shape (5, 1)")]
+def _halves(rng, shape, low=-4, high=5):
+    """Multiples of 1/2: products and sums exact in floating point."""
+    return rng.integers(low, high, size=shape) / 2
 
 
-def _phi_values(rng):
-    return [Probe((rng.normal(scale=2.0, size=(40, 2)),)), Probe((rng.normal(size=(30, 2)),))]
+def _subset_values(rng):
+    return [Probe((_halves(rng, (n, d)), _halves(rng, (m, d)))) for n, m, d in ((7, 4, 5), (1, 9, 3), (12, 12, 8))]
 
 
-def _gap_values(rng):
-    X, Z = rng.normal(size=(25, 2)), rng.normal(size=(15, 2))
-    return [Probe((visible.WRONG_MAP, X, Z)), Probe((visible.EXACT_MAP, X, Z), compare="l04_rounding")]
+def _subset_inputs(rng):
+    P = rng.integers(0, 256, size=(5, 6)).astype(np.uint8)
+    Q = rng.integers(0, 256, size=(3, 6)).astype(np.uint8)
+    return [Probe((P, Q), like=1, mistake="uint8_wrap"), Probe((P.astype(float), Q.astype(float)), compare="none"),
+            Probe((_halves(rng, (3, 2)).tolist(), _halves(rng, (2, 2)).tolist())),
+            Probe((np.ones((4, 2)), np.ones((2, 5))), raises="ValueError", why="X has 2 columns but Z has 5")]
 
 
-def _gap_dimensions(rng):
-    return [*(Probe((visible.EXACT_MAP, rng.normal(size=(6, dim)), np.ones((3, dim)))) for dim in (1, 4)),
-            Probe((visible.EXACT_MAP, np.ones((2, 4)), np.ones((2, 3))), raises="ValueError",
-                  why="X has 4 columns and Z has 3")]
+def _classifier(rng, n, d):
+    return (_halves(rng, (n, d)), rng.choice([-1, 1], size=n), rng.integers(0, 5, size=n), float(_halves(rng, ())))
 
 
-def _disc(n, margin, rng):
-    """Points of the unit-disc problem on a 1/8 grid: every kernel value and score is exact."""
-    X, _ = unit_disc(n, margin=margin, random_state=new_seed(rng))
-    X = np.round(X * 8) / 8
-    return X, np.where(np.linalg.norm(X, axis=1) < 1, -1, 1)
+def _quad_values(rng):
+    return [Probe(_classifier(rng, n, d)) for n, d in ((5, 2), (30, 4))]
 
 
-def _train_basic(rng):
-    return [Probe((rng.normal(size=(12, 3)), np.where(rng.random(12) < 0.5, -1, 1), 5))]
+def _quad_known(rng):
+    r = float(rng.integers(1, 5))  # four points at distance r on the axes: f = 2r² (x1² + x2²) + 4 + b
+    X = np.array([[r, 0.0], [-r, 0.0], [0.0, r], [0.0, -r]])
+    X_train, y, _, _ = _classifier(rng, 6, 3)
+    return [Probe((X, np.ones(4), np.ones(4), -4.0 - 2.0 * r ** 4)), Probe((X_train, y, np.zeros(6), -1.5))]
 
 
-def _train_rule(rng):
-    X, y = _disc(60, 0.15, rng)
-    return [Probe((X, y, e)) for e in (2, 30)]
+def _quad_inputs(rng):
+    X, y, alpha, b = _classifier(rng, 3, 2)
+    return [Probe((X.tolist(), y.tolist(), alpha.tolist(), b)), Probe(_classifier(rng, 4, 1)),
+            Probe((np.ones(3), np.ones(3), np.ones(3), 0.0), raises="ValueError", why="X_train is 1-D"),
+            Probe((X, y, alpha[:2], b), raises="ValueError", why="alpha has 2 entries but X_train has 3 rows")]
 
 
-def _train_stop(rng):
-    point = rng.integers(-4, 5, size=(1, 2)) / 4
-    pair_X, pair_y = np.vstack([point, point]), np.array([-1, 1])  # every visit is a mistake
-    Xs, ys = np.array([[0.0, 0.25], [2.0, 0.0], [-0.25, 0.0], [0.0, -2.0]]), np.array([-1, 1, -1, 1])
-    # separable: stops long before max_epochs; a loop that never stops early runs past the time
-    # limit on any machine (4·10⁹ visits), whatever its speed
-    return [*(Probe((pair_X, pair_y, e)) for e in (2, 5)), Probe((Xs, ys, 10 ** 9), compare="none")]
+def _feature_values(rng):
+    return [Probe((_halves(rng, (n, d)),)) for n, d in ((6, 4), (3, 2))]
 
 
-def _predict_points(rng):
-    X, y = _disc(50, 0.1, rng)
-    alpha, b = kernel_train(X, y, 20)
-    return [Probe((X, y, alpha, b, np.round(rng.uniform(-2, 2, size=(80, 2)) * 8) / 8), compare="labels")]
+def _feature_dimensions(rng):
+    return [Probe((_halves(rng, (5, 7)),)), Probe((_halves(rng, (2, 1)).tolist(),)),
+            Probe((np.ones((2, 22)),), raises="ValueError", why="X has 22 columns")]
 
 
-def _predict_zero_and_kernel(rng):
-    t = float(rng.integers(1, 1000)) / 8  # (1 + x·z)² is the same for both training points: scores of exactly 0
-    return [Probe((np.array([[2.0 * t, 0.0], [0.0, 2.0 * t]]), np.array([1, -1]), np.array([3, 3]), 0.0,
-                   np.array([[1.0, 1.0], [-0.5, -0.5]]))),
-            Probe((np.array([[1.0, 0.0]]), np.array([1]), np.array([1]), -2.0, np.array([[-2.0, 0.0]])))]
+def _anova_small(rng):
+    X, Z = _halves(rng, (4, 5)), _halves(rng, (3, 5))
+    return [*(Probe((X, Z, p)) for p in (1, 2, 3, 5, 0, 7)),
+            Probe((X, Z, -2), raises="ValueError", why="degree is negative")]
 
 
-def _count_types(rng):
-    return [*(Probe(args) for args in ((1, 1), (int(rng.integers(20, 80)), 3), (3000, 6))),
-            Probe((5, -1), raises="ValueError", why="degree = -1")]
+def _anova_large(rng):
+    d = int(rng.integers(60, 80))
+    X, Z = rng.uniform(0.2, 1.0, size=(4, d)), rng.uniform(0.2, 1.0, size=(3, d))
+    return [Probe((X, Z, d // 2)), Probe((X, Z, 2))]
 
 
-def _count_values(rng):
-    return [Probe((d, n)) for d in (1, 2, 5, int(rng.integers(6, 50)), 100, 784) for n in (1, 2, 3, 4, 5, 7)]
-
-
-HIDDEN = {"ex1-phi-tests-shape": _phi_shapes, "ex1-phi-tests-values": _phi_values,
-          "ex2-gap-tests-values": _gap_values, "ex2-gap-tests-errors": _gap_dimensions,
-          "ex3-train-tests-basic": _train_basic, "ex3-train-tests-rule": _train_rule,
-          "ex3-train-tests-stop": _train_stop, "ex4-predict-tests-basic": _predict_points,
-          "ex4-predict-tests-details": _predict_zero_and_kernel, "ex5-count-tests-basic": _count_types,
-          "ex5-count-tests-values": _count_values}
+HIDDEN = {"ex1-subsets-tests-values": _subset_values, "ex1-subsets-tests-inputs": _subset_inputs,
+          "ex2-quadform-tests-values": _quad_values, "ex2-quadform-tests-known": _quad_known,
+          "ex2-quadform-tests-inputs": _quad_inputs, "ex3-features-tests-values": _feature_values,
+          "ex3-features-tests-identity": _feature_dimensions, "ex4-anova-tests-small": _anova_small,
+          "ex4-anova-tests-large": _anova_large}
 
 visible_data, cells = declared.grader(visible.LESSON, REFERENCES, HIDDEN)
