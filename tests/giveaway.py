@@ -9,7 +9,9 @@ visible tests then hidden ones, the grader's default seed). The candidates:
   under an alarm), and every function whose globals are that namespace is kept -- each version of a
   function a later cell redefines too;
 * every module-level function of the package (``kpcourse``, ``kpcourse.grading`` and ``kpcourse.checks``
-  excepted; methods of classes and bound methods of instances are not candidates in this version).
+  excepted), every function, static method and class method of its classes, the bound methods of every
+  estimator (a class with ``fit``) fitted on lesson 02's four points, and the bound methods of the
+  package's module-level objects (the ``Kernel`` entries of ``kernels.KERNELS``, ...).
 
 A candidate is tried on a cell only where its signature accepts the arguments of the cell's first
 call. The cell's other functions (a ``Ref`` argument) are the source notebook's own solution. A
@@ -161,10 +163,11 @@ def lecture_candidates(notebooks, log=print):
 
 
 def package_candidates(log=print):
-    """Every module-level function of ``kpcourse`` (the grading and checks packages excepted)."""
+    """Every module-level function of ``kpcourse`` (the grading and checks packages excepted), and
+    the methods of its classes, fitted estimators and module-level objects (:func:`method_candidates`)."""
     import kpcourse
 
-    found, errors = [], []
+    found, methods, errors = [], [], []
     for info in pkgutil.walk_packages(kpcourse.__path__, "kpcourse."):
         if info.name.startswith(PACKAGE_SKIPPED):
             continue
@@ -176,9 +179,66 @@ def package_candidates(log=print):
         for name, value in sorted(vars(module).items()):
             if inspect.isfunction(value) and value.__module__ == module.__name__:
                 found.append(Candidate(f"{module.__name__}.{name}", "package", value))
+        methods += method_candidates(module, errors)
+    seen = {c.function for c in found}
+    for c in methods:  # a function also held by a table's object is tried once, under its module-level name
+        if not inspect.isfunction(c.function) or c.function not in seen:
+            seen.add(c.function)
+            found.append(c)
     for e in errors:
         log(f"  cannot import {e}")
     return found, errors
+
+
+def _ours(value):
+    return getattr(type(value), "__module__", "").startswith("kpcourse.")
+
+
+def _bound(owner, label):
+    """The bound methods of the object ``owner`` (its class's, public or private, dunders excepted), and
+    the package's functions it holds as attributes (a ``Kernel``'s ``bound``, a lambda)."""
+    out = []
+    for name in sorted(dir(owner)):
+        if name.startswith("__"):
+            continue
+        with contextlib.suppress(Exception):  # a property that raises on this object: no method there
+            value = getattr(owner, name)
+            if inspect.ismethod(value) and value.__self__ is owner or \
+                    inspect.isfunction(value) and value.__module__.startswith("kpcourse."):
+                out.append(Candidate(f"{label}.{name}", "package", value))
+    return out
+
+
+def fitted(cls):
+    """An estimator of class ``cls`` (default parameters, ``random_state=0``) fitted on lesson 02's four points."""
+    from kpcourse.datasets import worked_example
+
+    takes = inspect.signature(cls).parameters
+    return cls(**({"random_state": 0} if "random_state" in takes else {})).fit(*worked_example())
+
+
+def method_candidates(module, errors):
+    """The functions, static and class methods of ``module``'s classes; the bound methods of each of its
+    estimators, fitted (:func:`fitted`); those of its module-level objects, in a dict's values too."""
+    out = []
+    for cname, value in sorted(vars(module).items()):
+        label = f"{module.__name__}.{cname}"
+        if inspect.isclass(value) and value.__module__ == module.__name__:
+            for name, raw in sorted(vars(value).items()):
+                if inspect.isfunction(raw) or isinstance(raw, (staticmethod, classmethod)):
+                    out.append(Candidate(f"{label}.{name}", "package", getattr(value, name)))
+            if callable(getattr(value, "fit", None)) and not inspect.isabstract(value):
+                try:
+                    out += _bound(fitted(value), f"{label}(fitted)")
+                except Exception as exc:  # noqa: BLE001 - an estimator that cannot be fitted here: reported
+                    errors.append(f"{label}(fitted): {type(exc).__name__}: {exc}")
+        elif not inspect.ismodule(value) and not inspect.isclass(value) and _ours(value):
+            out += _bound(value, label)
+        elif isinstance(value, dict):
+            for key, item in sorted(value.items(), key=lambda kv: str(kv[0])):
+                if _ours(item) and not inspect.isclass(item) and not inspect.isfunction(item):
+                    out += _bound(item, f"{label}[{key!r}]")
+    return out
 
 
 # --------------------------------------------------------------------------- #

@@ -7,6 +7,7 @@ judging; the measurement must say "passes" exactly where the judging lets it thr
 import os
 
 import nbformat
+import numpy as np
 import pytest
 from giveaway import (
     ROOT,
@@ -111,3 +112,15 @@ def test_a_lecture_that_holds_a_solution_is_caught(tmp_path):
     results = measure("02-perceptron-by-hand", collected.candidates, log=lambda msg: None)
     caught = {r.grade_id for r in results if r.passing}
     assert caught == {"ex1-predict-tests", "ex1-predict-tests-zero"}, caught
+
+
+def test_methods_of_classes_and_of_fitted_estimators_are_candidates():
+    """Item 6 of issue 39: functions *and methods* of the package, bound methods of fitted estimators included."""
+    found, errors = package_candidates(log=lambda msg: None)
+    assert not errors, errors
+    by_name = {c.name: c.function for c in found}
+    assert "kpcourse.perceptron._primal.Perceptron.predict" in by_name
+    fitted = by_name["kpcourse.perceptron._kernel.KernelPerceptron(fitted).decision_function"]
+    assert fitted(np.array([[1.0, 2.0], [3.0, 2.0]])).shape == (2,)  # fitted: it answers
+    assert "kpcourse.kernels.KERNELS['rbf'].bound" in by_name or any("['rbf'].bound" in n for n in by_name)
+    assert len(by_name) == len(found), "a candidate is listed twice"
