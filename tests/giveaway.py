@@ -191,7 +191,8 @@ def package_candidates(log=print):
 
 
 def _ours(value):
-    return getattr(type(value), "__module__", "").startswith("kpcourse.")
+    """Whether ``value`` is an instance of a class of the package (never a module, class or function)."""
+    return type(value).__module__.startswith("kpcourse.")
 
 
 def _bound(owner, label):
@@ -232,11 +233,11 @@ def method_candidates(module, errors):
                     out += _bound(fitted(value), f"{label}(fitted)")
                 except Exception as exc:  # noqa: BLE001 - an estimator that cannot be fitted here: reported
                     errors.append(f"{label}(fitted): {type(exc).__name__}: {exc}")
-        elif not inspect.ismodule(value) and not inspect.isclass(value) and _ours(value):
+        elif _ours(value):
             out += _bound(value, label)
         elif isinstance(value, dict):
             for key, item in sorted(value.items(), key=lambda kv: str(kv[0])):
-                if _ours(item) and not inspect.isclass(item) and not inspect.isfunction(item):
+                if _ours(item):
                     out += _bound(item, f"{label}[{key!r}]")
     return out
 

@@ -358,8 +358,9 @@ class Answer:
             raise AssertionError(f"{fname} is not written yet: it still raises NotImplementedError "
                                  "(replace that line with your code)")
         if self.error == "TimeUp":
-            raise AssertionError(f"{fname} ran for more than {self.message} s on a small input: does "
-                                 "every loop end (after max_epochs epochs at the latest)?")
+            raise AssertionError(f"{fname} ran for more than {self.message} s: does every loop end (a "
+                                 "training loop after max_epochs epochs at the latest), and does its work stay "
+                                 "small as the input grows?")
         if self.error == "NameError" and self.message == "missing":
             raise AssertionError(f"{fname} is not defined: run the cell that defines it (and check "
                                  "that it keeps this name)")

@@ -1,7 +1,7 @@
 """Checks of assignment 04 (the kernel trick): the all-subsets kernel, the quadratic form of a quadratic
 kernel perceptron's decision function, the all-subsets features, the ANOVA kernel.
 
-Nearest course code, and the probe that defeats a copy of it (issue 40):
+Nearest course code, and the probe that defeats a copy of it:
 
 * ``subset_kernel`` (ex1): ``kernels.polynomial`` computes (1 + x·z)^n, a power of a sum, not a
   product of one factor per coordinate; every probe has d >= 2, where the two differ (``power``).

@@ -18,10 +18,10 @@ MAX_SUBSET_DIM = 20
 
 
 # ----------------------------------------------------------------- references
-def _pair(X, Z, what="X and Z"):
+def _pair(X, Z):
     X0, Z0 = np.asarray(X), np.asarray(Z)
     if X0.ndim != 2 or Z0.ndim != 2 or X0.shape[1] != Z0.shape[1]:
-        raise ValueError(f"{what} must be 2-D with the same number of columns")
+        raise ValueError("X and Z must be 2-D with the same number of columns")
     return X0, Z0
 
 
