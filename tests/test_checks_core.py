@@ -176,3 +176,12 @@ def test_a_pair_that_is_not_numbers_gets_a_message():
         lesson06.test("ex2-incremental-tests-counts", lambda K, y, max_epochs=10: (np.zeros(len(y)), "b"))
     with pytest.raises(AssertionError, match="the alpha returned by train_incremental .* should be numbers"):
         lesson06.test("ex2-incremental-tests-counts", lambda K, y, max_epochs=10: (np.array(["a"] * len(y)), 0.0))
+
+
+def test_fmt_writes_an_array_on_one_line():
+    """A report lists the lines of a message as separate hints: a probe's label and a returned array stay on one."""
+    from kpcourse.checks._core import fmt
+
+    text = fmt(np.arange(6.0).reshape(3, 2))
+    assert text == "[[0., 1.], [2., 3.], [4., 5.]]"
+    assert "\n" not in fmt(np.arange(60.0).reshape(20, 3)) and "\n" not in fmt(np.zeros((2, 2, 2)))

@@ -101,9 +101,9 @@ def test_no_lecture_or_package_function_passes_an_exercise(measured):
 
 
 def test_a_lecture_that_holds_a_solution_is_caught(tmp_path):
-    """Break it on purpose: a lecture cell that defines assignment 02's ``predict`` makes its cells fail the test."""
+    """Break it on purpose: a lecture cell that defines assignment 02's ``cycle_of`` makes its cells fail the test."""
     own = next(without_markers(c.source) for c in source_notebook("02-perceptron-by-hand").cells
-               if nbg(c).get("grade_id") == "ex1-predict")
+               if nbg(c).get("grade_id") == "ex3-cycle")
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("import numpy as np"),
                                          nbformat.v4.new_code_cell(own)])
     path = tmp_path / "99-a-lecture-with-a-solution.ipynb"
@@ -111,7 +111,7 @@ def test_a_lecture_that_holds_a_solution_is_caught(tmp_path):
     collected = lecture_candidates([path], log=lambda msg: None)
     results = measure("02-perceptron-by-hand", collected.candidates, log=lambda msg: None)
     caught = {r.grade_id for r in results if r.passing}
-    assert caught == {"ex1-predict-tests", "ex1-predict-tests-zero"}, caught
+    assert caught == {"ex3-cycle-tests-values", "ex3-cycle-tests-limit"}, caught
 
 
 def test_methods_of_classes_and_of_fitted_estimators_are_candidates():

@@ -29,7 +29,7 @@ from kpcourse.grading.progress import Progress, format_progress
 
 ROOT = Path(__file__).resolve().parents[1]
 A = "02-perceptron-by-hand"
-CASES = ("solution", "release", "sign0-correct", "loop", "edited-tests")
+CASES = ("solution", "release", "repeats-strict", "loop", "edited-tests")
 TIMEOUT = 5  # per-cell limit while grading (s): keeps the loop case short
 
 
@@ -259,8 +259,8 @@ def graded(tmp_path_factory):
     shutil.copy2(ROOT / "nbgrader_config.py", root / "nbgrader_config.py")
     a = pipe.Assignment(A, root)
     cases = pipe.generic_cases(a)
-    golden = pipe.golden_cases(A)["sign0-correct"]
-    cases["sign0-correct"] = (a.submission(replace=golden["replace"]), golden["expect"])
+    golden = pipe.golden_cases(A)["repeats-strict"]
+    cases["repeats-strict"] = (a.submission(replace=golden["replace"]), golden["expect"])
     for case in CASES:
         folder = root / "submitted" / case / A
         folder.mkdir(parents=True)
@@ -315,24 +315,24 @@ def test_report_numbers_match_the_gradebook(graded):
     # the expected scores of the golden cases, seen through the report
     by = {r["student"]: r for r in data["per_submission"]}
     assert by["release"]["total"] == 0
-    assert by["solution"]["total"] == data["max_total"] - 2  # the written answer awaits a human grader
-    assert by["sign0-correct"]["cells"]["ex2-update-tests-zero"] == 0
+    assert by["solution"]["total"] == data["max_total"] - 3  # the written answer awaits a human grader
+    assert by["repeats-strict"]["cells"]["ex1-repeats-tests-values"] == 0
     for src in [f"{A}-totals.png", f"{A}-ex1.png", f"{A}-ex3.png", f"{A}-times.png"]:
         assert (root / "reports" / src).is_file() and src in graded["page"].read_text()
 
 
 def test_report_counts_hints_and_flags(graded):
     data = graded["data"]
-    zero = next(c for c in data["cells"] if c["grade_id"] == "ex2-update-tests-zero")
-    sign0 = [c for h, c in zero["hints"] if graded["golden"]["message"] in h]
-    assert sign0 == [1]
+    zero = next(c for c in data["cells"] if c["grade_id"] == "ex1-repeats-tests-values")
+    strict = [c for h, c in zero["hints"] if graded["golden"]["message"] in h]
+    assert strict == [1]
     unwritten = [c for h, c in zero["hints"] if "not written yet" in h]
     assert unwritten == [2]  # release and edited-tests
     flagged = {r["student"]: [f for f in r["flags"] if not f.startswith("not isolated")]
                for r in data["per_submission"]}
-    assert flagged["loop"] == ["timed out: ex1-predict"]
-    assert flagged["edited-tests"][0].startswith("locked cells restored: ex1-predict-tests")
-    assert not flagged["solution"] and not flagged["release"] and not flagged["sign0-correct"]
+    assert flagged["loop"] == ["timed out: ex1-repeats"]
+    assert flagged["edited-tests"][0].startswith("locked cells restored: ex1-repeats-tests")
+    assert not flagged["solution"] and not flagged["release"] and not flagged["repeats-strict"]
 
 
 def test_autograde_one_student_leaves_the_others_alone(graded):
@@ -341,11 +341,11 @@ def test_autograde_one_student_leaves_the_others_alone(graded):
     before = {s: p.stat().st_mtime_ns for s, p in summaries.items()}
     os.environ["KPCOURSE_CELL_TIMEOUT"] = str(TIMEOUT)
     try:
-        results = autograding.autograde(root, jobs=1, students=["sign0-correct"], feedback=False, export=None,
+        results = autograding.autograde(root, jobs=1, students=["repeats-strict"], feedback=False, export=None,
                                      log=lambda *a: None, progress=False)
     finally:
         os.environ.pop("KPCOURSE_CELL_TIMEOUT", None)
-    assert [(r["student"], r["ok"]) for r in results] == [("sign0-correct", True)]
+    assert [(r["student"], r["ok"]) for r in results] == [("repeats-strict", True)]
     after = {s: p.stat().st_mtime_ns for s, p in summaries.items()}
-    assert [s for s in CASES if after[s] != before[s]] == ["sign0-correct"]
-    assert _gradebook(root)["sign0-correct"]["ex2-update-tests-zero"][0] == 0
+    assert [s for s in CASES if after[s] != before[s]] == ["repeats-strict"]
+    assert _gradebook(root)["repeats-strict"]["ex1-repeats-tests-values"][0] == 0

@@ -56,7 +56,7 @@ MAX_STRING_CHARS = 1000
 
 # ----------------------------------------------------------------- formatting
 def fmt(value):
-    """Short text for a value a student returned or a probe's input."""
+    """Short text, on one line, for a value a student returned or a probe's input."""
     if isinstance(value, (bool, np.bool_)):
         return str(bool(value))
     if isinstance(value, Opaque):
@@ -70,9 +70,9 @@ def fmt(value):
             return f"{float(value):g}"
         except (TypeError, ValueError):
             return repr(value)[:80]
-    if arr.dtype.kind in "biuf":
-        return np.array2string(arr.astype(float), precision=4, suppress_small=True,
-                               separator=", ", threshold=12)
+    if arr.dtype.kind in "biuf":  # on one line: a report lists a message's lines as separate hints
+        text = np.array2string(arr.astype(float), precision=4, suppress_small=True, separator=", ", threshold=12)
+        return " ".join(line.strip() for line in text.splitlines() if line.strip())
     return repr(value)[:80]
 
 

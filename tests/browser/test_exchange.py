@@ -7,14 +7,14 @@ per student, each with its own ``HOME`` and Jupyter config). The steps, in order
 1. the instructor releases assignment 02 with the formgrader's *Release* button;
 2. three students fetch it in their *Assignments* tab and open it from the file browser;
    alice fills in the solution (the source's solution cells, written into the open notebook),
-   bob makes a common mistake (``tests/golden``: ``sign0-correct``) and writes a weaker
+   bob makes a common mistake (``tests/golden``: ``repeats-strict``) and writes a weaker
    answer, carol changes nothing; each saves, clicks *Validate* in the notebook's toolbar,
    then *Submit* in the *Assignments* tab;
 3. the instructor clicks *Collect* and runs the project's autograde
    (``python -m kpcourse.grading autograde``: every submission in the bubblewrap sandbox;
    ``KPCOURSE_ISOLATION`` as the environment sets it, ``require`` when unset); the
    expected scores are in the gradebook, ``grades.csv`` and the formgrader's gradebook page;
-4. the instructor grades the written answer (``ex4-bias-answer``) of alice and bob in the
+4. the instructor grades the written answer (``ex5-bias-answer``) of alice and bob in the
    formgrader (carol's is unchanged: nbgrader gives it 0 without asking);
 5. the instructor generates and releases feedback with the formgrader's buttons; a new
    ``nbgrader export`` has the final totals;
@@ -51,11 +51,11 @@ from exchange import (
 from labpage import KERNEL_IDLE_S, REPO, SCREENSHOTS, VIEWPORT
 
 STUDENTS = {"alice": "solution", "bob": "mistake", "carol": "untouched"}
-MISTAKE = "sign0-correct"  # tests/golden/02-perceptron-by-hand.py: `< 0` instead of `<= 0` in update()
-WRITTEN = "ex4-bias-answer"
-BOB_ANSWER = "The bias moves the boundary, so it does not have to pass through the origin."
-MANUAL = {"alice": (2, "Complete: the shift, and an example no line through the origin separates."),
-          "bob": (1, "Right idea; an example of points only a bias can separate was asked for.")}
+MISTAKE = "repeats-strict"  # tests/golden/02-perceptron-by-hand.py: a score of exactly 0 counted as fixed
+WRITTEN = "ex5-bias-answer"
+BOB_ANSWER = "The bias counts mistakes on +1 minus mistakes on -1, so it depends on the order, not on the classes."
+MANUAL = {"alice": (3, "Complete: a verified run, an order that flips b, a proposal and its cost."),
+          "bob": (1, "Right idea for 3; the examples of 1 and 2 (points and a run) were asked for.")}
 
 STATE = {"done": set()}  # steps finished, for the steps after them
 

@@ -12,7 +12,7 @@ The steps, in Chromium where a person clicks:
    nbgrader's modes; the instructor's own server has no formgrader;
 3. each student fetches it in their *Assignments* tab; ``kph-alice``'s solution is written into the
    fetched notebook (as her), she clicks *Validate* in its toolbar (a kernel of hers) and submits;
-   ``kph-bob`` submits it blank; ``kph-carol`` with a common mistake (``tests/golden``: ``sign0-correct``);
+   ``kph-bob`` submits it blank; ``kph-carol`` with a common mistake (``tests/golden``: ``repeats-strict``);
 4. as ``kph-alice`` (her Unix user, her Python): every try to list, read, overwrite or delete
    ``kph-bob``'s submission and work, the course's source, grader file and gradebook, to move the
    released assignment or the course folder, fails; the hub refuses her the formgrader service (403);
@@ -62,11 +62,11 @@ ON_CI = os.environ.get("CI") == "true"
 pytestmark = pytest.mark.skipif(not ENABLED, reason="hub test: set KPCOURSE_HUB=1 (make test-hub)")
 
 ALICE, BOB, CAROL = STUDENTS
-MISTAKE = "sign0-correct"  # tests/golden/02-perceptron-by-hand.py: carol's common mistake
+MISTAKE = "repeats-strict"  # tests/golden/02-perceptron-by-hand.py: carol's common mistake
 STATE = {"done": set()}
 PAGE_S = 180
-WRITTEN = "ex4-bias-answer"  # the written answer, graded by hand
-ALICE_MANUAL = (1.5, "Right idea: the bias shifts the line. Name points that only a shifted line separates.")
+WRITTEN = "ex5-bias-answer"  # the written answer, graded by hand
+ALICE_MANUAL = (1.5, "Right examples; say what a frequency-based bias costs the convergence guarantee.")
 
 
 def require(*steps):
