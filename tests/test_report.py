@@ -93,7 +93,7 @@ def test_student_filter_grades_only_that_student(tmp_path, monkeypatch):
     def grade_batch(root, pairs, workdir, env):
         graded.extend(student for student, _ in pairs)
         return [{"student": student, "assignment": assignment, "ok": False, "seconds": 0.1, "log": "",
-                 "dir": Path(workdir), "isolated": True} for student, assignment in pairs]
+                 "dir": Path(workdir), "isolated": True, "metadata_reset": {}} for student, assignment in pairs]
 
     monkeypatch.setattr(autograding, "grade_batch", grade_batch)
     monkeypatch.setattr(autograding, "ensure_in_gradebook", lambda root, names: None)

@@ -7,7 +7,8 @@ this package loads nbgrader only for the parts that need it.
 - :mod:`.commands`: the command line ``python -m kpcourse.grading``, ``validate``, ``checks-data``;
 - :mod:`.course`: nbgrader's command line, the assignments and submissions, ``release``;
 - :mod:`.autograding`: ``autograde`` (one nbgrader process per small batch of submissions,
-  in parallel); :mod:`.progress`: its progress line;
+  in parallel, each submission's metadata reset to the release's first); :mod:`.progress`: its
+  progress line;
 - :mod:`.report`: the class report (score distributions, frequent hints, flags);
 - :mod:`.trusted`: :class:`TrustedExecute`, the autograde step that runs a submission
   in the sandbox and decides its points in the grader's own process;

@@ -8,13 +8,18 @@ own, its points decided in the grader). Only the parent writes the course gradeb
 (:func:`merge`, one submission after another); feedback and ``grades.csv`` (with an
 ``isolated`` column) follow; a run that was not isolated is reported loudly; a
 :class:`~kpcourse.grading.progress.Progress` line on stderr counts the submissions done.
+Before nbgrader reads a submission, its nbgrader metadata is reset to the released
+notebook's (:func:`clean_submission`), and a batch nbgrader stops short is graded again one
+submission at a time: one notebook stops no classmate.
 """
 
 from __future__ import annotations
 
+import copy
 import csv
 import math
 import os
+import re
 import shutil
 import stat
 import tempfile
@@ -22,13 +27,15 @@ import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 
+import nbformat
+
 from kpcourse.grading.course import ensure_in_gradebook, nbgrader, submissions
 from kpcourse.grading.paths import copy_source, course_path
 from kpcourse.grading.progress import Progress, clock
 from kpcourse.grading.spec import SUMMARY
 from kpcourse.grading.summary import Summary
 
-__all__ = ["autograde", "BATCH", "batches", "merge"]
+__all__ = ["autograde", "BATCH", "batches", "merge", "course_metadata", "clean_submission"]
 
 
 #: At most this many submissions share one nbgrader process (each keeps its own sandbox and kernel).
@@ -64,18 +71,24 @@ def grade_batch(root, pairs, workdir, env):
     """Autograde submissions of one assignment in a private course directory (its own gradebook).
 
     Each submission still runs in its own sandbox and kernel; only the nbgrader process is
-    shared. Returns one result per submission: ``ok`` when its autograded folder and its
-    grading summary exist (nbgrader removes the folder of a submission it could not grade,
-    and goes on with the others); ``seconds`` is that submission's grading time plus its
-    share of the process's start-up.
+    shared. Before nbgrader reads them, the submissions' nbgrader metadata is reset to the
+    released notebook's (:func:`clean_submission`): a value a student wrote there could
+    stop the whole process. Returns one result per submission: ``ok`` when its autograded
+    folder and its grading summary exist (nbgrader removes the folder of a submission it
+    could not grade); ``seconds`` is that submission's grading time plus its share of the
+    process's start-up; ``metadata_reset``: what was reset. Where nbgrader still stopped
+    short, each submission it left is graded again on its own, so that one failure is its
+    own and no classmate's.
     """
     root, t = Path(root), Path(workdir)
     assignment = pairs[0][1]
     shutil.copy2(root / "nbgrader_config.py", t / "nbgrader_config.py")
     copy_source(root, t, assignment)
+    cleaned = {}
     for student, _ in pairs:
-        shutil.copytree(course_path(root, "submitted", student, assignment),
-                        course_path(t, "submitted", student, assignment))
+        folder = course_path(t, "submitted", student, assignment)
+        shutil.copytree(course_path(root, "submitted", student, assignment), folder)
+        cleaned[student] = clean_submission(folder, course_path(root, "release", assignment=assignment))
     shutil.copy2(root / "gradebook.db", t / "gradebook.db")
     start = time.monotonic()
     # the private course holds these submissions only: nbgrader grades every one of them
@@ -94,8 +107,78 @@ def grade_batch(root, pairs, workdir, env):
                         "seconds": ((summary.seconds or 0) + share) if summary else wall,
                         "log": (proc.stdout + proc.stderr)[-4000:], "dir": t,
                         "isolated": bool(summary and summary.isolated),
-                        "why_not_isolated": summary.why_not_isolated if summary else "no grading summary"})
+                        "why_not_isolated": summary.why_not_isolated if summary else "no grading summary",
+                        "metadata_reset": cleaned[student]})
+    if len(pairs) > 1 and not all(r["ok"] for r in results):
+        # some errors make nbgrader stop the whole batch: grade each submission it left on its own,
+        # so that a submission's failure is its own
+        for i, r in enumerate(results):
+            if not r["ok"]:
+                alone = t / f"alone-{i}"
+                alone.mkdir()
+                results[i] = grade_batch(root, [pairs[i]], alone, env)[0]
     return results
+
+
+# ------------------------------------------------------------ what nbgrader may read
+# nbgrader reads every cell's ``nbgrader`` metadata before it grades, and some values stop the
+# whole process, not only that notebook: a ``schema_version`` newer than its own (or older) ends
+# the batch and leaves the classmates after it ungraded. A student can write anything there, so
+# the metadata is reset from the released notebook, the one the course wrote.
+_ID = re.compile(r"^[a-zA-Z0-9-_]{1,64}$")
+
+
+def course_metadata(submitted, released):
+    """Reset the nbgrader metadata of ``submitted``'s cells from ``released`` (both notebooks, in place).
+
+    Returns what was changed, one line each (empty for an honest submission).
+    """
+    known = {}
+    for cell in released.cells:
+        meta = cell.metadata.get("nbgrader")
+        if isinstance(meta, dict) and isinstance(meta.get("grade_id"), str):
+            known.setdefault(meta["grade_id"], meta)
+    changed, seen = [], set()
+    for i, cell in enumerate(submitted.cells):
+        meta = cell.metadata.get("nbgrader")
+        gid = meta.get("grade_id") if isinstance(meta, dict) else None
+        if isinstance(gid, str) and gid in known and gid not in seen:
+            seen.add(gid)
+            if meta != known[gid]:
+                cell.metadata["nbgrader"] = copy.deepcopy(known[gid])
+                changed.append(f"cell {i} ({gid}): nbgrader metadata reset to the released one")
+        elif "nbgrader" in cell.metadata:
+            del cell.metadata["nbgrader"]
+            changed.append(f"cell {i}: nbgrader metadata the course did not write removed")
+    ids = [cell.get("id") for cell in submitted.cells]
+    if (submitted.nbformat, submitted.nbformat_minor) >= (4, 5) and (
+            any(not isinstance(i, str) or not _ID.match(i) for i in ids) or len(set(ids)) != len(ids)):
+        for i, cell in enumerate(submitted.cells):
+            cell["id"] = f"submitted-{i}"
+        changed.append("cell ids made valid and unique")
+    return changed
+
+
+def clean_submission(folder, release_folder):
+    """Apply :func:`course_metadata` to every notebook of a submission folder that the release has.
+
+    A notebook that cannot be read is left as it is (nbgrader reports it, for that submission
+    alone). Returns ``{notebook name: changes}`` for the notebooks that changed.
+    """
+    out = {}
+    for path in sorted(Path(folder).glob("*.ipynb")):
+        released = Path(release_folder) / path.name
+        if not released.is_file():
+            continue
+        try:
+            nb = nbformat.read(path, as_version=4)
+        except Exception:  # noqa: BLE001 - unreadable: nbgrader fails this submission, and only it
+            continue
+        changes = course_metadata(nb, nbformat.read(released, as_version=4))
+        if changes:
+            nbformat.write(nb, path)
+            out[path.name] = changes
+    return out
 
 
 def merge(src_db, dst_db, assignment, student):
@@ -174,6 +257,8 @@ def autograde(root, jobs=None, *, students=None, feedback=True, export="grades.c
                         bar.clear()
                     log(f"{'graded' if r['ok'] else 'FAILED'} {r['student']}/{r['assignment']} "
                         f"in {r['seconds']:.1f} s" + ("" if r["isolated"] else "  ** NOT ISOLATED **"))
+                    for name, changes in r["metadata_reset"].items():  # what the student wrote there
+                        log(f"  {name}: " + "; ".join(changes))
                     if not r["ok"]:
                         log(r["log"])
                     if bar:
