@@ -185,3 +185,12 @@ def test_fmt_writes_an_array_on_one_line():
     text = fmt(np.arange(6.0).reshape(3, 2))
     assert text == "[[0., 1.], [2., 3.], [4., 5.]]"
     assert "\n" not in fmt(np.arange(60.0).reshape(20, 3)) and "\n" not in fmt(np.zeros((2, 2, 2)))
+
+
+def test_same_compares_arrays_of_string_labels():
+    """A mistake's output of string labels is named like one of numbers (assignment 01's vote)."""
+    from kpcourse.checks._core import same
+
+    assert same(np.array(["sea", "ball"]), np.array(["sea", "ball"]))
+    assert not same(np.array(["sea", "ball"]), np.array(["ball", "sea"]))
+    assert not same(np.array(["sea"]), np.array(["sea", "sea"])) and not same(np.array([{}]), np.array(["sea"]))

@@ -184,8 +184,17 @@ def same(a, b, rtol=1e-7, atol=1e-9):
     try:
         a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
     except (TypeError, ValueError):
-        return False
+        return _same_labels(a, b)
     return a.shape == b.shape and bool(np.allclose(a, b, rtol=rtol, atol=atol, equal_nan=True))
+
+
+def _same_labels(a, b):
+    """Arrays of labels that are not numbers (strings): equal entry by entry; never raises."""
+    try:
+        a, b = np.asarray(a), np.asarray(b)
+        return a.shape == b.shape and a.dtype.kind in "US" and b.dtype.kind in "US" and bool(np.array_equal(a, b))
+    except Exception:  # noqa: BLE001 - anything odd a student returned
+        return False
 
 
 def one_number(value, name):

@@ -1,131 +1,137 @@
-"""Checks of assignment 01 (similarity and exemplars): cosine, shared words, 1-NN."""
+"""Checks of assignment 01 (similarity and exemplars): a k-gram similarity of strings, a
+weighted k-nearest-neighbour vote, a cosine that tolerates shifts, the gap-weighted
+subsequence kernel.
+
+Nearest course code, and the probe that defeats a copy of it:
+
+* ``kgram_similarity`` (ex1): ``kernels.spectrum`` counts repeated k-grams for one k, and
+  lecture 01 cell 56 intersects the 3-gram sets of one demo; the probes have repeated k-grams
+  ("aaaa"), several lengths and a decay (``counts_repeats``, ``only_max``, ``no_decay``).
+* ``knn_vote`` (ex2): lecture 01 cell 14's ``nearest`` takes the argmax and cell 42's
+  ``classify`` the majority among the tied best; every probe has k >= 2 with weights that
+  overturn a plain majority (``majority``, ``nearest``) and planted ties.
+* ``best_shift_cosine`` (ex3): lecture 01 cell 30 shifts with SciPy's ``ndimage.shift``
+  (absent when grading) and takes no maximum; ``kernels.cosine`` compares unshifted rows; the
+  probes have ink at the border, where zero fill and normalising after the shift matter
+  (``wrap``, ``normalise_before``).
+* ``subsequence_kernel`` (ex4): no course code has gaps; ``kernels.spectrum`` is the
+  contiguous case (``contiguous``), and listing the subsequences of strings of 120
+  characters cannot finish: only a recursion over prefixes gets there.
+"""
 
 from __future__ import annotations
 
 import numpy as np
 
-from kpcourse.checks._core import _type_name, fmt, load_mistakes
-from kpcourse.checks.exercise import Check, Exercise, Lesson, Probe, comparison
+from kpcourse.checks._core import fmt, load_mistakes
+from kpcourse.checks.exercise import Check, Exercise, Lesson, Probe
 
 __all__ = ["LESSON", "test"]
 
 #: The named mistakes, key -> hint, per exercise (``data/lesson01.mistakes.toml``).
 MISTAKES = load_mistakes("lesson01")
 
-#: n = 4, m = 2, d = 3 (all different, so that a wrong axis or a transpose shows), rows of
-#: different lengths (so that a missing normalisation shows).
-A = np.array([[3.0, 4.0, 0.0], [1.0, 0.0, 0.0], [0.0, 2.0, 2.0], [-1.0, 2.0, 2.0]])
-B = np.array([[1.0, 1.0, 0.0], [0.0, 0.0, 5.0]])
-ZERO = np.array([[0.0, 0.0, 0.0], [1.0, 2.0, 2.0]])
-#: uint8 pixels: 200·200 does not fit in a uint8.
-PIXELS = np.array([[200, 100, 0, 30], [255, 255, 255, 0]], dtype=np.uint8)
-OTHER = np.array([[180, 90, 10, 0], [0, 0, 255, 255], [255, 255, 255, 255]], dtype=np.uint8)
-#: Shared words: a has 4 distinct words ("whale" twice), b 3 ("whale" three times); b2: 4 words, 3 distinct.
-WORDS_A = ["whale", "whale", "ship", "ocean", "harpoon"]
-WORDS_B = ["whale", "whale", "whale", "ship", "sea"]
-WORDS_B2 = ["whale", "whale", "ship", "sea"]
-#: 1-NN: 3 test x 4 training examples, one clear maximum per row; labels all different.
-NN_K = np.array([[0.1, 0.9, 0.3, 0.2], [0.8, 0.1, 0.5, 0.7], [0.2, 0.3, 0.4, 0.6]])
-NN_Y = np.array([7, 2, 9, 4])
-NN_K_TIE = np.array([[0.5, 0.9, 0.9, 0.1], [0.3, 0.3, 0.2, 0.3]])  # the first of the maxima wins
-BOOKS = ["moby_dick", "pride_and_prejudice", "moby_dick"]
-
-
-# ------------------------------------------------------- lesson-specific comparisons
-@comparison("zero_rows")
-def _zero_rows(value, expected, name, check, probe, answer):
-    """A row of zeros of A gives 0 with every row of B (only that is judged here)."""
-    rows = ~np.asarray(probe.args[0], dtype=float).any(axis=1)
-    arr = np.asarray(value, dtype=float)
-    if arr.shape != np.shape(expected) or not (np.all(np.isfinite(arr[rows])) and np.allclose(arr[rows], 0.0)):
-        raise AssertionError(f"{name}: a row of zeros gave {fmt(arr[rows] if arr.ndim == 2 else arr)}")
-
-
-@comparison("from_y")
-def _from_y(value, expected, name, check, probe, answer):
-    """An ndarray of the expected shape whose entries are labels of y_train."""
-    if not isinstance(value, np.ndarray) or value.shape != np.shape(expected):
-        raise AssertionError(f"{name} should return an ndarray of shape {np.shape(expected)}, got {_type_name(value)}")
-    if not all(v in set(np.asarray(probe.args[1]).tolist()) for v in value.tolist()):
-        raise AssertionError(f"{name}: the predictions must be labels taken from y_train (any type: strings "
-                             "too), not indices or numbers")
+#: Exercise 2: 6 training examples; the rows of S1 (k = 3) make a weighted vote overturn the
+#: majority, tie two labels' totals, and outvote the single most similar example; S2 (k = 2)
+#: holds three equal similarities, of which the two with the lower indices are the neighbours.
+#: Every value is a multiple of 1/8, so that sums are exact.
+Y6 = np.array(["sea", "ball", "ball", "sea", "ball", "sea"])
+S1 = np.array([[0.75, 0.25, 0.25, 0.0, 0.125, 0.0],
+               [0.5, 0.25, 0.25, 0.0, 0.0, 0.125],
+               [0.5, 0.375, 0.375, 0.0, 0.125, 0.0]])
+S2 = np.array([[0.0, 0.5, 0.25, 0.5, 0.0, 0.5],
+               [0.25, 0.0, 0.75, 0.125, 0.5, 0.0]])
+#: Exercise 3: an L-shaped stroke and the same stroke one row down and two columns left.
+L_SHAPE = np.zeros((5, 7))
+L_SHAPE[[0, 1, 2, 2], [3, 3, 3, 4]] = [2.0, 1.0, 1.0, 3.0]
+L_MOVED = np.zeros((5, 7))
+L_MOVED[[1, 2, 3, 3], [1, 1, 1, 2]] = [2.0, 1.0, 1.0, 3.0]
+#: Ink at the border: the best shift pushes some of a's ink out of the frame.
+BORDER_A = np.array([[0, 0, 0, 0, 0, 2, 0], [0, 0, 0, 0, 1, 0, 0], [0, 0, 0, 0, 2, 0, 0], [0, 0, 0, 0, 0, 0, 0],
+                     [0, 0, 0, 0, 0, 3, 0]], dtype=float)
+BORDER_B = np.array([[0, 0, 1, 0, 0, 0, 0], [0, 0, 0, 0, 0, 0, 0], [0, 0, 0, 0, 0, 0, 0], [0, 0, 0, 0, 0, 0, 2],
+                     [1, 0, 0, 0, 0, 0, 1]], dtype=float)
+#: uint8 pixels: 200·250 does not fit in a uint8.
+PIX_A = np.array([[0, 200, 250], [180, 0, 0], [0, 0, 90]], dtype=np.uint8)
+PIX_B = np.array([[250, 0, 0], [0, 200, 240], [0, 60, 0]], dtype=np.uint8)
+#: Exercise 4: two strings of 120 characters: listing their subsequences of length 6 (about
+#: 3.6e9 each) cannot finish.
+_RNG = np.random.default_rng(101)
+LONG_S, LONG_T = ("".join(_RNG.choice(list("abc"), size=120)) for _ in range(2))
 
 
 # ----------------------------------------------------------------- the exercises
-
-COSINE = Exercise(
-    "cosine_similarity", "ex1-cosine", "the cosine similarity", time_limit=5.0,
-    mistakes=MISTAKES["cosine_similarity"],
-    checks=[
-        Check("ex1-cosine-tests-values", rtol=1e-5, atol=1e-8, loop_free=True,
-              hidden_label="hidden data of other shapes", hint="each entry is A[i]·B[j] / (|A[i]| |B[j]|)",
-              mistakes=("transposed", "rows_a_only", "rows_b_only", "not_normalised", "wrong_axis", "squared",
-                        "distance"),
-              probes=[Probe((A, B), label=f"A={fmt(A)} (shape (4, 3)) and B={fmt(B)} (shape (2, 3))")]),
-        Check("ex1-cosine-tests-interface", hidden_label="hidden images", probes=[
-            Probe((np.ones((2, 3)), np.ones((2, 4))), raises="ValueError", why="A has 3 columns but B has 4"),
-            Probe((np.ones(3), np.ones((2, 3))), raises="ValueError",
-                  why="A is 1-D (shape (3,)), not a 2-D array of rows"),
-            Probe((ZERO, B), compare="zero_rows", mistake="zero_nan", label="A with a row of zeros"),
-            Probe((PIXELS, OTHER), like=4, mistake="uint8_wrap", label="uint8 images"),
-            Probe((PIXELS.astype(float), OTHER.astype(float)), compare="none"),
-            Probe(([[3, 4], [0, 1]], [[1, 0]]), compare="shape", label="lists A=[[3, 4], [0, 1]] and B=[[1, 0]]")]),
+KGRAMS = Exercise(
+    "kgram_similarity", "ex1-kgrams", "the k-gram similarity", time_limit=5.0,
+    mistakes=MISTAKES["kgram_similarity"], checks=[
+        Check("ex1-kgrams-tests-values", compare="number", hidden_label="new strings",
+              mistakes=("counts_repeats", "only_max", "off_by_one", "decay_from_zero", "no_decay"), probes=[
+                  Probe(("banana", "bandana", 3, 0.5), label='"banana", "bandana", max_k=3, decay=0.5'),
+                  Probe(("mississippi", "missouri", 4, 0.8), label='"mississippi", "missouri", max_k=4, decay=0.8'),
+                  Probe(("aaaa", "aa", 3, 0.5), label='"aaaa", "aa", max_k=3, decay=0.5')]),
+        Check("ex1-kgrams-tests-edges", compare="number", hidden_label="new strings, empty and short ones",
+              mistakes=("counts_repeats", "only_max", "off_by_one", "decay_from_zero", "no_decay"), probes=[
+                  Probe(("", "abc", 2, 0.5), label='an empty string, "", "abc", max_k=2, decay=0.5'),
+                  Probe(("ab", "abc", 5, 0.5), label='strings shorter than max_k, "ab", "abc", max_k=5, decay=0.5'),
+                  Probe(("abab", "bab", 2, 2.0), label='"abab", "bab", max_k=2, decay=2.0'),
+                  Probe(("ab", "ab", 0, 0.5), raises="ValueError", why="max_k is 0 (at least 1)"),
+                  Probe(("ab", "ab", 2, 0.0), raises="ValueError", why="decay is 0 (it must be positive)"),
+                  Probe((["a", "b"], "ab", 2, 0.5), raises="TypeError", why="s is a list, not a str")]),
     ])
 
-SHARED = Exercise(
-    "shared_word_count", "ex2-shared", "the shared-word count", time_limit=5.0,
-    mistakes=MISTAKES["shared_word_count"],
-    checks=[
-        Check("ex2-shared-tests-count", hidden_label="hidden word lists", hint="count the distinct words that "
-              "occur in both",
-              mistakes=("repeated_in_a", "repeated_in_b", "repeated_min", "repeated_product", "union"),
-              probes=[Probe((WORDS_A, WORDS_B), label=f"a={WORDS_A}, b={WORDS_B}"),
-                      Probe((["sea", "sea"], ["whale"]), label="two sentences without a common word")]),
-        Check("ex2-shared-tests-input", types=(int, np.integer), hidden_label="hidden frozenset, tuple and "
-              "empty inputs", probes=[
-                  Probe((("ship", "sea", "whale"), {"whale", "harpoon"}), label="a tuple and a set"),
-                  Probe(([], ["whale"]), label="an empty collection"),
-                  Probe(("whale", "whales"), raises="TypeError",
-                        why="a and b are strings (set('whale') is a set of letters, not of words): pass lists "
-                            "of words"),
-                  Probe((["whale"], "whale ship"), raises="TypeError", why="b is a string, not a collection of "
-                                                                           "words")]),
+KNN = Exercise(
+    "knn_vote", "ex2-knn", "the weighted k-nearest-neighbour vote", time_limit=5.0,
+    mistakes=MISTAKES["knn_vote"], checks=[
+        Check("ex2-knn-tests-values", compare="exact", hidden_label="new similarities with planted ties",
+              mistakes=("nearest", "majority", "tie_smallest", "reverse_ties"), probes=[
+                  Probe((S1, Y6, 3), label=f"S={fmt(S1)}, y_train={Y6.tolist()}, k=3"),
+                  Probe((S2, Y6, 2), label=f"S={fmt(S2)}, y_train={Y6.tolist()}, k=2")]),
+        Check("ex2-knn-tests-inputs", compare="exact", hidden_label="new labels and shapes",
+              mistakes=("reverse_ties",), probes=[
+                  Probe((S2, [7, 2, 2, 7, 2, 7], 1), label="integer labels in a list, k=1"),
+                  Probe((S1.tolist(), Y6.tolist(), 6), label="lists, k=6 (every training example)"),
+                  Probe((S1, Y6, 0), raises="ValueError", why="k is 0"),
+                  Probe((S1, Y6, 7), raises="ValueError", why="k is 7 but there are 6 training examples"),
+                  Probe((S1, Y6[:5], 3), raises="ValueError", why="S has 6 columns but y_train 5 labels"),
+                  Probe((-S1, Y6, 3), raises="ValueError", why="S has negative similarities (weights must be >= 0)")]),
     ])
 
-NORMALISED = Exercise(
-    "normalised_shared_word_count", "ex3-normalised", "the normalised shared-word kernel", time_limit=5.0,
-    mistakes=MISTAKES["normalised_shared_word_count"],
-    checks=[
-        Check("ex3-normalised-tests-values", hidden_label="hidden word lists",
-              hint="the kernel is |W(a) ∩ W(b)| / sqrt(|W(a)| |W(b)|) over distinct words",
-              mistakes=("jaccard", "no_sqrt", "dice", "len", "repeated", "one_side_a", "one_side_b",
-                        "not_normalised"),
-              probes=[Probe((WORDS_A, WORDS_B2), label=f"a={WORDS_A}, b={WORDS_B2}")]),
-        Check("ex3-normalised-tests-edge", types=(float, np.floating), mistakes=("empty_division", "empty_nan"),
-              hidden_label="hidden empty, disjoint and identical inputs", probes=[
-                  Probe(([], ["whale"]), label="a sentence without words"),
-                  Probe((["whale", "ship"], ("ship", "whale")), label="two sentences with the same words"),
-                  Probe((["whale", "sea"], ["sea", "ship", "harpoon"]), compare="none"),
-                  Probe((["sea", "ship", "harpoon"], ["whale", "sea"]), like=2, mistake="asymmetric",
-                        label="the same two sentences swapped"),
-                  Probe(("whale", "whales"), raises="TypeError", why="a and b are strings, not collections of words")]),
+SHIFTS = Exercise(
+    "best_shift_cosine", "ex3-shifts", "the best-shift cosine", time_limit=5.0,
+    mistakes=MISTAKES["best_shift_cosine"], checks=[
+        Check("ex3-shifts-tests-values", compare="number", hidden_label="new images with ink at the border",
+              mistakes=("wrap", "normalise_before", "one_axis"), probes=[
+                  Probe((L_SHAPE, L_MOVED, 2), label="an L-shaped stroke and the same stroke moved one row down "
+                                                     "and two columns left (5 x 7 images), s=2"),
+                  Probe((L_SHAPE, L_MOVED, 1), label="the same images, s=1"),
+                  Probe((BORDER_A, BORDER_B, 2), label=f"a={fmt(BORDER_A)}, b={fmt(BORDER_B)}, s=2")]),
+        Check("ex3-shifts-tests-inputs", compare="number", hidden_label="new blank, uint8 and unshifted images",
+              probes=[
+                  Probe((np.zeros((5, 7)), L_SHAPE, 2), label="a blank image a (all zeros), s=2"),
+                  Probe((L_SHAPE, BORDER_B, 0), label="s=0 (the plain cosine)"),
+                  Probe((PIX_A.astype(float), PIX_B.astype(float), 1), compare="none"),
+                  Probe((PIX_A, PIX_B, 1), like=2, mistake="uint8_wrap", label="uint8 images against the same "
+                                                                                "pixels as floats"),
+                  Probe((L_SHAPE, L_SHAPE[:, :6], 1), raises="ValueError", why="a is 5 x 7 but b is 5 x 6"),
+                  Probe((L_SHAPE, L_SHAPE, -1), raises="ValueError", why="s is negative")]),
     ])
 
-NEAREST = Exercise(
-    "nearest_neighbour_predict", "ex4-nn", "the nearest-neighbour rule", time_limit=5.0,
-    mistakes=MISTAKES["nearest_neighbour_predict"],
-    checks=[
-        Check("ex4-nn-tests-values", compare="exact", mistakes=("axis0", "argmin", "indices"),
-              hidden_label="hidden data", hint="one label per test example: that of its most similar training example",
-              probes=[Probe((NN_K, NN_Y), label=f"K_test_train={fmt(NN_K)} and y_train={fmt(NN_Y)}"),
-                      Probe((NN_K_TIE, NN_Y), mistake="tie", label=f"a tie (K_test_train={fmt(NN_K_TIE)})")]),
-        Check("ex4-nn-tests-interface", compare="from_y", hidden_label="hidden inputs", probes=[
-            Probe((np.ones((2, 4)), np.array([1, 2, 3])), raises="ValueError",
-                  why="K_test_train has 4 columns but y_train has 3 labels"),
-            Probe((np.ones(3), np.array([1, 2, 3])), raises="ValueError", why="K_test_train is 1-D, not "
-                                                                               "(n_test, n_train)"),
-            Probe(([[0.1, 0.2, 0.9], [0.0, 0.6, 0.1]], BOOKS), label=f"a (2, 3) list of lists and y_train={BOOKS}")]),
+SUBSEQUENCES = Exercise(
+    "subsequence_kernel", "ex4-subsequences", "the subsequence kernel", time_limit=10.0,
+    mistakes=MISTAKES["subsequence_kernel"], checks=[
+        Check("ex4-subsequences-tests-small", compare="number", rtol=1e-9, hidden_label="new short strings",
+              mistakes=("contiguous", "length_not_span", "up_to"), probes=[
+                  Probe(("cat", "car", 2, 0.5), label='"cat", "car", n=2, lam=0.5'),
+                  Probe(("cat", "cat", 2, 0.5), label='"cat", "cat", n=2, lam=0.5'),
+                  Probe(("science", "silence", 3, 0.7), label='"science", "silence", n=3, lam=0.7'),
+                  Probe(("ab", "abc", 3, 0.9), label='n=3 longer than "ab"'),
+                  Probe(("ab", "ab", 0, 0.5), raises="ValueError", why="n is 0 (at least 1)"),
+                  Probe(("ab", "ab", 2, 1.5), raises="ValueError", why="lam is 1.5 (0 < lam <= 1)"),
+                  Probe((["a"], "ab", 1, 0.5), raises="TypeError", why="s is a list, not a str")]),
+        Check("ex4-subsequences-tests-large", compare="number", rtol=1e-9,
+              hidden_label="new strings of more than 100 characters", mistakes=("contiguous", "length_not_span"),
+              probes=[Probe((LONG_S, LONG_T, 6, 0.8), label="two strings of 120 letters a, b, c, n=6, lam=0.8")]),
     ])
 
-LESSON = Lesson("lesson01", [COSINE, SHARED, NORMALISED, NEAREST])
+LESSON = Lesson("lesson01", [KGRAMS, KNN, SHIFTS, SUBSEQUENCES])
 test = LESSON.test

@@ -1,239 +1,189 @@
-"""Golden submissions of assignment 01 (similarity and exemplars): common mistakes, reference calls.
+"""Golden submissions of assignment 01 (similarity and exemplars): common mistakes, the nearest
+course code adapted, and reference calls.
 
 Each case is the release with every solution cell filled in from the source, except the
 cells in ``replace`` (grade_id -> the whole cell as a student would have typed it).
 ``expect``: scores of the graded cells listed (every other autograded cell gets full
 marks); ``message``: what the failing visible test (or the grader's verdict) must say.
 
-The reference-call cases reach each reference of the lesson (kpcourse.kernels.cosine and
-shared_words, scikit-learn's cosine_similarity and KNeighborsClassifier, SciPy's cdist) by
-import, by importlib, by getattr on the module and by exec-ing the module's file.
+The reference-call cases reach each reference near an exercise (kpcourse.kernels.spectrum,
+scikit-learn's KNeighborsClassifier, SciPy's ndimage.shift) by import, by importlib, by
+getattr on the module and by exec-ing the module's file: the attacked exercise gets 0.
 """
 
-_COSINE = '''def cosine_similarity(A, B):
-    A = np.asarray(A, dtype=float)
-    B = np.asarray(B, dtype=float)
-    if A.ndim != 2 or B.ndim != 2 or A.shape[1] != B.shape[1]:
-        raise ValueError(f"A {A.shape} and B {B.shape} must be 2-D with the same number of columns")
+_KGRAMS = '''def kgram_similarity(s, t, max_k, decay):
+    if not isinstance(s, str) or not isinstance(t, str):
+        raise TypeError("s and t must be strings")
+    if max_k < 1 or decay <= 0:
+        raise ValueError("max_k must be at least 1 and decay positive")
 '''
 
-_WORDS = '''    if isinstance(a, str) or isinstance(b, str):
-        raise TypeError("a and b must be collections of words, not strings")
+_KNN = '''def knn_vote(S, y_train, k):
+    S, y = np.asarray(S, dtype=float), np.asarray(y_train)
+    if S.ndim != 2 or S.shape[1] != len(y) or not 1 <= k <= len(y) or (S < 0).any():
+        raise ValueError("bad S, y_train or k")
 '''
 
-_NN = '''def nearest_neighbour_predict(K_test_train, y_train):
-    K = np.asarray(K_test_train)
-    y_train = np.asarray(y_train)
-    if K.ndim != 2 or K.shape[1] != len(y_train):
-        raise ValueError("K_test_train must have one column per training label")
+_SHIFTS = '''def best_shift_cosine(a, b, s):
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    if a.ndim != 2 or a.shape != b.shape or s < 0:
+        raise ValueError("a and b must be 2-D of one shape, s >= 0")
+    h, w = a.shape
+    best = 0.0
 '''
 
-_LOAD_KERNELS = '''    import kpcourse.kernels
-    namespace = {"__name__": "kpcourse.kernels", "__package__": "kpcourse"}
-    exec(open(kpcourse.kernels.__file__).read(), namespace)
+_SUBSEQ = '''def subsequence_kernel(s, t, n, lam):
+    if not isinstance(s, str) or not isinstance(t, str):
+        raise TypeError("s and t must be strings")
+    if n < 1 or not 0 < lam <= 1:
+        raise ValueError("n >= 1 and 0 < lam <= 1")
 '''
 
-_NN_CHECKED = _NN + '''    K = K.astype(float)
+# The package's spectrum kernel, one k at a time: it counts repeated k-grams (a reference call too).
+_SUM_SPECTRA = '''    return float(sum(decay ** k * spectrum([s], [t], k=k)[0, 0] for k in range(1, max_k + 1)))
 '''
-
-_KNN = '''    knn = KNeighborsClassifier(n_neighbors=1, metric="precomputed")
-    knn.fit(np.zeros((len(y_train), len(y_train))), y_train)
-    return knn.predict(K.max() - K)
-'''
-
-_EVERY_CELL_ZERO = dict.fromkeys(
-    ["ex1-cosine-tests-values", "ex1-cosine-tests-interface", "ex2-shared-tests-count", "ex2-shared-tests-input",
-     "ex3-normalised-tests-values", "ex3-normalised-tests-edge", "ex4-nn-tests-values", "ex4-nn-tests-interface"],
-    0)
+_BY_SPECTRUM = _KGRAMS + _SUM_SPECTRA
 
 CASES = {
-    # Only the rows of A are divided by their lengths.
-    "cosine-one-side": {
-        "replace": {"ex1-cosine": _COSINE + '''    norms = np.linalg.norm(A, axis=1, keepdims=True)
-    return (A / np.where(norms == 0, 1.0, norms)) @ B.T
+    # Counts of k-grams (a multiset), as kernels.spectrum counts them: wrong on repeated pieces.
+    "kgrams-repeats": {
+        "replace": {"ex1-kgrams": _KGRAMS + '''    total = 0.0
+    for k in range(1, max_k + 1):
+        grams = [t[i:i + k] for i in range(len(t) - k + 1)]
+        total += decay ** k * sum(grams.count(s[i:i + k]) for i in range(len(s) - k + 1))
+    return total
 '''},
-        "expect": {"ex1-cosine-tests-values": 0, "ex1-cosine-tests-interface": 1},
-        "message": "only the rows of A are normalised",
+        "expect": {"ex1-kgrams-tests-values": 0, "ex1-kgrams-tests-edges": 0},
+        "message": "a k-gram that occurs several times in a string counts once",
     },
-    # The norms of the columns (axis=0) instead of the rows.
-    "cosine-wrong-axis": {
-        "replace": {"ex1-cosine": _COSINE + '''    norms_A = np.linalg.norm(A, axis=0)
-    norms_B = np.linalg.norm(B, axis=0)
-    A_unit = A / np.where(norms_A == 0, 1.0, norms_A)
-    B_unit = B / np.where(norms_B == 0, 1.0, norms_B)
-    return A_unit @ B_unit.T
+    # The lecture's nearest example (cell 14's argmax): k ignored.
+    "knn-nearest": {
+        "replace": {"ex2-knn": _KNN + '''    return y[np.argmax(S, axis=1)]
 '''},
-        "expect": {"ex1-cosine-tests-values": 0, "ex1-cosine-tests-interface": 1},
-        "message": "you normalised by the wrong axis",
+        "expect": {"ex2-knn-tests-values": 0, "ex2-knn-tests-inputs": 0},
+        "message": "k neighbours vote, not only the most similar one",
     },
-    # Repeated words counted (a multiset instead of a set).
-    "shared-multiset": {
-        "replace": {"ex2-shared": '''def shared_word_count(a, b):
-''' + _WORDS + '''    count = 0
-    for word in a:
-        if word in b:
-            count += 1
-    return count
+    # One vote each: a plain majority of the k nearest.
+    "knn-majority": {
+        "replace": {"ex2-knn": _KNN + '''    out = []
+    for row in S:
+        neighbours = np.argsort(-row, kind="stable")[:k]
+        labels, counts = np.unique(y[neighbours], return_counts=True)
+        out.append(labels[np.argmax(counts)])
+    return np.array(out, dtype=y.dtype)
 '''},
-        "expect": {"ex2-shared-tests-count": 0, "ex2-shared-tests-input": 1},
-        "message": "repeated words are counted",
+        "expect": {"ex2-knn-tests-values": 0, "ex2-knn-tests-inputs": 0},
+        "message": "each neighbour votes with its similarity as weight",
     },
-    # Normalised by the union: the Jaccard index, not the normalised kernel.
-    "normalised-jaccard": {
-        "replace": {"ex3-normalised": '''def normalised_shared_word_count(a, b):
-''' + _WORDS + '''    set_a, set_b = set(a), set(b)
-    if not set_a or not set_b:
+    # np.roll: the ink that leaves one side comes back on the other.
+    "shifts-roll": {
+        "replace": {"ex3-shifts": "import itertools\n\n\n" + _SHIFTS
+                    + '''    for dy, dx in itertools.product(range(-s, s + 1), repeat=2):
+        moved = np.roll(a, (dy, dx), axis=(0, 1))
+        if np.linalg.norm(moved) > 0 and np.linalg.norm(b) > 0:
+            best = max(best, float(np.sum(moved * b)) / (np.linalg.norm(moved) * np.linalg.norm(b)))
+    return best
+'''},
+        "expect": {"ex3-shifts-tests-values": 0, "ex3-shifts-tests-inputs": 1},
+        "message": "np.roll brings them back on the other side",
+    },
+    # Normalised before shifting: the length of a still counts the ink that left the frame.
+    "shifts-normalise-before": {
+        "replace": {"ex3-shifts": "import itertools\n\n\n" + _SHIFTS
+                    + '''    na, nb = np.linalg.norm(a), np.linalg.norm(b)
+    if na == 0 or nb == 0:
         return 0.0
-    return len(set_a & set_b) / len(set_a | set_b)
+    for dy, dx in itertools.product(range(-s, s + 1), repeat=2):
+        moved = np.zeros_like(a)
+        moved[max(dy, 0):h + min(dy, 0), max(dx, 0):w + min(dx, 0)] = \\
+            a[max(-dy, 0):h - max(dy, 0), max(-dx, 0):w - max(dx, 0)]
+        best = max(best, float(np.sum(moved * b)) / (na * nb))
+    return best
 '''},
-        "expect": {"ex3-normalised-tests-values": 0, "ex3-normalised-tests-edge": 1},
-        "message": "that is the Jaccard index",
+        "expect": {"ex3-shifts-tests-values": 0, "ex3-shifts-tests-inputs": 1},
+        "message": "normalise the shifted image",
     },
-    # argmin: the similarity matrix treated as a distance matrix.
-    "nn-argmin": {
-        "replace": {"ex4-nn": _NN + '''    return y_train[np.argmin(K, axis=1)]
+    # Contiguous pieces only: the spectrum kernel, weighted.
+    "subsequences-contiguous": {
+        "replace": {"ex4-subsequences": _SUBSEQ + '''    grams = [t[j:j + n] for j in range(len(t) - n + 1)]
+    return float(sum(grams.count(s[i:i + n]) for i in range(len(s) - n + 1)) * lam ** (2 * n))
 '''},
-        "expect": {"ex4-nn-tests-values": 0, "ex4-nn-tests-interface": 1},
-        "message": "you took the argmin",
+        "expect": {"ex4-subsequences-tests-small": 0, "ex4-subsequences-tests-large": 0},
+        "message": "a subsequence may skip characters",
     },
-    # The reference instead of the idea: no credit on exercise 1.
-    "reference-call": {
-        "replace": {"ex1-cosine": '''from kpcourse import kernels
-
-
-def cosine_similarity(A, B):
-    return kernels.cosine(A, B)
+    # Listing the occurrences with itertools: right on short strings, hopeless on 120 characters.
+    "subsequences-listing": {
+        "replace": {"ex4-subsequences": "import itertools\n\n\n" + _SUBSEQ + '''    def features(x):
+        f = {}
+        for idx in itertools.combinations(range(len(x)), n):
+            u = "".join(x[i] for i in idx)
+            f[u] = f.get(u, 0.0) + lam ** (idx[-1] - idx[0] + 1)
+        return f
+    fs, ft = features(s), features(t)
+    return float(sum(v * ft.get(u, 0.0) for u, v in fs.items()))
 '''},
-        "expect": {"ex1-cosine-tests-values": 0, "ex1-cosine-tests-interface": 0},
-        "message": "calling kpcourse.kernels.cosine gets no credit",
+        "expect": {"ex4-subsequences-tests-small": 2, "ex4-subsequences-tests-large": 0},
+        "message": "subsequence_kernel ran for more than",
     },
-    # The same through a name imported before the test (not only the module attribute).
-    "reference-call-imported-name": {
-        "replace": {"ex1-cosine": '''from sklearn.metrics.pairwise import cosine_similarity as sk_cosine
-
-
-def cosine_similarity(A, B):
-    A = np.asarray(A, dtype=float)
-    B = np.asarray(B, dtype=float)
-    if A.ndim != 2 or B.ndim != 2 or A.shape[1] != B.shape[1]:
-        raise ValueError("A and B must be 2-D with the same number of columns")
-    return sk_cosine(A, B)
+    # The package's spectrum kernel, imported by name.
+    "reference-spectrum": {
+        "replace": {"ex1-kgrams": "from kpcourse.kernels import spectrum\n\n\n" + _BY_SPECTRUM},
+        "expect": {"ex1-kgrams-tests-values": 0, "ex1-kgrams-tests-edges": 0},
+        "message": "calling kpcourse.kernels.spectrum gets no credit",
+    },
+    # The same, through importlib.
+    "reference-importlib": {
+        "replace": {"ex1-kgrams": _KGRAMS + '''    import importlib
+    spectrum = importlib.import_module("kpcourse.kernels").spectrum
+    return float(sum(decay ** k * spectrum([s], [t], k=k)[0, 0] for k in range(1, max_k + 1)))
 '''},
-        "expect": {"ex1-cosine-tests-values": 0, "ex1-cosine-tests-interface": 0},
-        "message": "calling sklearn.metrics.pairwise.cosine_similarity gets no credit",
+        "expect": {"ex1-kgrams-tests-values": 0, "ex1-kgrams-tests-edges": 0},
+        "message": "calling kpcourse.kernels gets no credit",
     },
-    # A loop over the rows: right values, but the exercise asks for whole-array operations.
-    "cosine-loop": {  # one row at a time (a double loop would also time out the notebook's MNIST cell)
-        "replace": {"ex1-cosine": _COSINE + '''    S = np.zeros((len(A), len(B)))
-    norms_B = np.linalg.norm(B, axis=1)
-    for i in range(len(A)):
-        lengths = np.linalg.norm(A[i]) * norms_B
-        S[i] = np.where(lengths > 0, B @ A[i] / np.where(lengths > 0, lengths, 1.0), 0.0)
-    return S
+    # The same, through getattr on the module.
+    "reference-getattr": {
+        "replace": {"ex1-kgrams": "import kpcourse.kernels as library\n\n\n" + _KGRAMS
+                    + '''    spectrum = getattr(library, "spec" + "trum")
+    return float(sum(decay ** k * spectrum([s], [t], k=k)[0, 0] for k in range(1, max_k + 1)))
 '''},
-        "expect": {"ex1-cosine-tests-values": 0, "ex1-cosine-tests-interface": 1},
-        "message": "uses a Python loop",
+        "expect": {"ex1-kgrams-tests-values": 0, "ex1-kgrams-tests-edges": 0},
+        "message": "uses `getattr`",
     },
-    # Reference calls, one per way of reaching a reference. An import, importlib or getattr with a
-    # constant name costs the attacked exercise only; exec-ing a module's file costs every exercise:
-    # the scratch cell below the function calls it at top level, and exec could define any name.
-    "cosine-reference-importlib": {
-        "replace": {"ex1-cosine": _COSINE + '''    import importlib
-    return importlib.import_module("kpcourse.kernels").cosine(A, B)
+    # The package's kernels file read and exec-ed.
+    "reference-exec-file": {
+        "replace": {"ex1-kgrams": _KGRAMS + '''    import kpcourse.kernels
+    namespace = {"__name__": "kpcourse.kernels", "__package__": "kpcourse"}
+    exec(open(kpcourse.kernels.__file__).read(), namespace)
+    spectrum = namespace["spectrum"]
+    return float(sum(decay ** k * spectrum([s], [t], k=k)[0, 0] for k in range(1, max_k + 1)))
 '''},
-        "expect": {"ex1-cosine-tests-values": 0, "ex1-cosine-tests-interface": 0},
-        "message": "gets no credit",
-    },
-    "cosine-reference-getattr": {
-        "replace": {"ex1-cosine": "from kpcourse import kernels\n\n\n" + _COSINE
-                    + '    return getattr(kernels, "cosine")(A, B)\n'},
-        "expect": {"ex1-cosine-tests-values": 0, "ex1-cosine-tests-interface": 0},
-        "message": "gets no credit",
-    },
-    "cosine-reference-exec-file": {
-        "replace": {"ex1-cosine": _COSINE + _LOAD_KERNELS + '''    return namespace["cosine"](A, B)
-'''},
-        "expect": _EVERY_CELL_ZERO,
+        # exec can define anything, and the ungraded cell at the end runs kgram_similarity at top
+        # level: the grader cannot trust any exercise of this notebook
+        "expect": {g: 0 for g in ("ex1-kgrams-tests-values", "ex1-kgrams-tests-edges", "ex2-knn-tests-values",
+                                  "ex2-knn-tests-inputs", "ex3-shifts-tests-values", "ex3-shifts-tests-inputs",
+                                  "ex4-subsequences-tests-small", "ex4-subsequences-tests-large")},
         "message": "which the grader cannot check",
     },
-    "cosine-reference-scipy": {
-        "replace": {"ex1-cosine": "from scipy.spatial.distance import cdist\n\n\n" + _COSINE
-                    + '    return 1.0 - cdist(A, B, "cosine")\n'},
-        "expect": {"ex1-cosine-tests-values": 0, "ex1-cosine-tests-interface": 0},
-        "message": "calling scipy.spatial.distance.cdist gets no credit",
-    },
-    "shared-reference": {
-        "replace": {"ex2-shared": '''from kpcourse.kernels import shared_words
-
-
-def shared_word_count(a, b):
-''' + _WORDS + '''    return int(shared_words([list(a)], [list(b)])[0, 0])
+    # scikit-learn's weighted k-nearest neighbours on precomputed distances (1 - S).
+    "reference-sklearn": {
+        "replace": {"ex2-knn": "from sklearn.neighbors import KNeighborsClassifier\n\n\n" + _KNN
+                    + '''    clf = KNeighborsClassifier(n_neighbors=k, metric="precomputed", weights=lambda d: 1 - d)
+    clf.fit(1 - np.zeros((len(y), len(y))), y)
+    return clf.predict(1 - S)
 '''},
-        "expect": {"ex2-shared-tests-count": 0, "ex2-shared-tests-input": 0},
-        "message": "calling kpcourse.kernels.shared_words gets no credit",
-    },
-    "shared-reference-importlib": {
-        "replace": {"ex2-shared": '''import importlib
-
-
-def shared_word_count(a, b):
-''' + _WORDS + '''    kernels = importlib.import_module("kpcourse.kernels")
-    return int(kernels.shared_words([list(a)], [list(b)])[0, 0])
-'''},
-        "expect": {"ex2-shared-tests-count": 0, "ex2-shared-tests-input": 0},
-        "message": "gets no credit",
-    },
-    "shared-reference-getattr": {
-        "replace": {"ex2-shared": '''import kpcourse.kernels
-
-
-def shared_word_count(a, b):
-''' + _WORDS + '''    return int(getattr(kpcourse.kernels, "shared_words")([list(a)], [list(b)])[0, 0])
-'''},
-        "expect": {"ex2-shared-tests-count": 0, "ex2-shared-tests-input": 0},
-        "message": "gets no credit",
-    },
-    # the module's file run once, kept in a default argument (the notebook's last cell calls it
-    # some 60,000 times: a run per call would time that cell out)
-    "shared-reference-exec-file": {
-        "replace": {"ex2-shared": "def shared_word_count(a, b, namespace={}):\n" + _WORDS + '''    if not namespace:
-        import kpcourse.kernels
-        namespace.update({"__name__": "kpcourse.kernels", "__package__": "kpcourse"})
-        exec(open(kpcourse.kernels.__file__).read(), namespace)
-'''
-                    + '    return int(namespace["shared_words"]([list(a)], [list(b)])[0, 0])\n'},
-        "expect": _EVERY_CELL_ZERO,
-        "message": "which the grader cannot check",
-    },
-    "normalised-reference": {
-        "replace": {"ex3-normalised": '''from kpcourse import kernels
-
-
-def normalised_shared_word_count(a, b):
-''' + _WORDS + '''    if not set(a) or not set(b):
-        return 0.0
-    K = kernels.shared_words([list(a), list(b)]).astype(float)
-    return float(K[0, 1] / np.sqrt(K[0, 0] * K[1, 1]))
-'''},
-        "expect": {"ex3-normalised-tests-values": 0, "ex3-normalised-tests-edge": 0},
-        "message": "calling kpcourse.kernels.shared_words gets no credit",
-    },
-    "nn-reference": {
-        "replace": {"ex4-nn": "from sklearn.neighbors import KNeighborsClassifier\n\n\n" + _NN_CHECKED + _KNN},
-        "expect": {"ex4-nn-tests-values": 0, "ex4-nn-tests-interface": 0},
+        "expect": {"ex2-knn-tests-values": 0, "ex2-knn-tests-inputs": 0},
         "message": "calling sklearn.neighbors.KNeighborsClassifier gets no credit",
     },
-    "nn-reference-importlib": {
-        "replace": {"ex4-nn": _NN_CHECKED + '''    import importlib
-    KNeighborsClassifier = importlib.import_module("sklearn.neighbors").KNeighborsClassifier
-''' + _KNN},
-        "expect": {"ex4-nn-tests-values": 0, "ex4-nn-tests-interface": 0},
-        "message": "gets no credit",
-    },
-    "nn-reference-getattr": {
-        "replace": {"ex4-nn": "import sklearn.neighbors\n\n\n" + _NN_CHECKED
-                    + '    KNeighborsClassifier = getattr(sklearn.neighbors, "KNeighborsClassifier")\n' + _KNN},
-        "expect": {"ex4-nn-tests-values": 0, "ex4-nn-tests-interface": 0},
-        "message": "gets no credit",
+    # SciPy's ndimage.shift, as lecture 01 cell 30 shifts the digits.
+    "reference-scipy": {
+        "replace": {"ex3-shifts": "import itertools\n\nfrom scipy import ndimage\n\n\n" + _SHIFTS
+                    + '''    for dy, dx in itertools.product(range(-s, s + 1), repeat=2):
+        moved = ndimage.shift(a, (dy, dx), order=0)
+        if np.linalg.norm(moved) > 0 and np.linalg.norm(b) > 0:
+            best = max(best, float(np.sum(moved * b)) / (np.linalg.norm(moved) * np.linalg.norm(b)))
+    return best
+'''},
+        "expect": {"ex3-shifts-tests-values": 0, "ex3-shifts-tests-inputs": 0},
+        "message": "calling scipy.ndimage.shift gets no credit",
     },
 }
