@@ -103,3 +103,42 @@ def test_data_differences_tolerate_rounding_only():
                     {"n": 3.0000001}, {"t": [1, None]}):
         assert data_differences(base, {**base, **changed}), changed
     assert data_differences(293206756.3308305, 293206756.3308306) == []  # the last bit, seen on another CPU
+
+
+# --------------------------------------------------------------------------- #
+# Issue 44, item 7: every hidden probe is drawn from the run's seed
+# --------------------------------------------------------------------------- #
+
+#: Hidden probes that are the same whatever the seed, ``(assignment, cell) -> how many``, in the
+#: assignments issues 40-42 have not redesigned yet. This list only shrinks: a redesigned
+#: assignment draws every hidden input from the seed.
+FIXED_HIDDEN = {
+    ("03-dual-form", "ex1-dual-train-tests-bias"): 2, ("03-dual-form", "ex1-dual-train-tests-rate"): 3,
+    ("03-dual-form", "ex2-dual-predict-tests-details"): 2, ("03-dual-form", "ex3-primal-from-dual-tests-quiz"): 2,
+    ("05-rbf-kernel", "ex2-rbf-predict-tests-score"): 1, ("06-gram-at-scale", "ex3-storage-tests-memory"): 4,
+    ("06-gram-at-scale", "ex3-storage-tests-overflow"): 2, ("06-gram-at-scale", "ex3-storage-tests-tile"): 3,
+}
+SEEDS = (1, 2, 3, 4)
+
+
+def _drawn(probe):
+    """A probe's arguments as comparable text."""
+    return repr([a.tolist() if hasattr(a, "tolist") else a for a in probe.args]) + repr(sorted(probe.kwargs.items()))
+
+
+def test_every_hidden_probe_is_drawn_from_the_seed(assignment):
+    """A probe that is the same for every seed is not fresh per run: it can be learned from one feedback.
+    Probes that must raise (an error case) are not counted."""
+    from kpcourse.grading.declared import hidden_probes
+
+    name, grader, _, _ = assignment
+    fixed = {}
+    for cell, draw in getattr(grader, "HIDDEN", {}).items():
+        runs = [hidden_probes(cell, draw, seed) for seed in SEEDS]
+        same = [i for i, p in enumerate(runs[0]) if not p.raises
+                and all(len(r) > i and _drawn(r[i]) == _drawn(p) for r in runs[1:])]
+        if same:
+            fixed[(name, cell)] = len(same)
+    assert fixed == {k: v for k, v in FIXED_HIDDEN.items() if k[0] == name}, (
+        "hidden probes the same for every seed (draw them from the rng; or, for an assignment not yet "
+        f"redesigned, update FIXED_HIDDEN, which only shrinks): {fixed}")
