@@ -91,6 +91,20 @@ def test_no_maintainer_words_in_what_a_student_reads(path):
     assert not found, f"{path.name} speaks to maintainers:\n" + "\n".join(found)
 
 
+NBVAL_COMMENT = re.compile(r"^\s*#\s*NBVAL_", re.I | re.M)
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_notebook_test_directives_are_cell_tags_not_comments(path):
+    """A student reads the code cells too: nbval's directives go in the cell's tags
+    (``nbval-ignore-output``), never in a ``# NBVAL_...`` comment."""
+    cells = _load(path)["cells"]
+    found = [i for i, c in enumerate(cells) if c["cell_type"] == "code" and NBVAL_COMMENT.search(_text(c["source"]))]
+    assert not found, f"{path.name}: cells {found} hold an nbval comment; tag them nbval-ignore-output instead"
+    tagged = [i for i, c in enumerate(cells) if "nbval-ignore-output" in c.get("metadata", {}).get("tags", [])]
+    assert all(cells[i]["cell_type"] == "code" for i in tagged)
+
+
 #: The parts every lecture has, in the words a student sees (markdown) or runs (code).
 SKELETON = {
     "objectives": ("markdown", re.compile(r"objective|you will|learning goals", re.I)),
