@@ -12,13 +12,13 @@
 from __future__ import annotations
 
 import copy
-import importlib.util
 import os
 import shutil
 from pathlib import Path
 
 import nbformat
 import pytest
+from judging import pipeline_cases
 
 from kpcourse.grading import autograding, course
 from kpcourse.grading.paths import copy_source, course_path
@@ -26,6 +26,9 @@ from kpcourse.grading.paths import copy_source, course_path
 ROOT = Path(__file__).resolve().parents[1]
 A = "02-perceptron-by-hand"
 RELEASED = nbformat.read(ROOT / "release" / A / f"{A}.ipynb", as_version=4)
+#: The automatic points of the assignment: its test cells (the written answer is graded by hand).
+FULL = sum(c.metadata["nbgrader"].get("points", 0) for c in RELEASED.cells
+           if c.metadata.get("nbgrader", {}).get("grade") and not c.metadata["nbgrader"].get("solution"))
 
 
 def _nbg(cell):
@@ -81,13 +84,6 @@ def test_clean_submission_rewrites_only_what_changed(tmp_path):
 
 
 # ------------------------------------------------------- a real batch of three
-def _pipeline():
-    spec = importlib.util.spec_from_file_location("_pipeline_cases", Path(__file__).parent / "test_pipeline.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 STUDENTS = ("alice", "mallory", "zoe")  # nbgrader grades them in this order: the tampered one in the middle
 
 
@@ -97,7 +93,7 @@ def class_of_three(tmp_path_factory):
     copy_source(ROOT, root, A)
     shutil.copytree(ROOT / "release" / A, root / "release" / A)
     shutil.copy2(ROOT / "nbgrader_config.py", root / "nbgrader_config.py")
-    solution = _pipeline().Assignment(A, root).submission()
+    solution = pipeline_cases().Assignment(A, root).submission()
     for student in STUDENTS:
         folder = course_path(root, "submitted", student, A)
         folder.mkdir(parents=True)
@@ -121,9 +117,7 @@ def _score(result):
 def test_a_tampered_notebook_is_graded_and_stops_no_classmate(class_of_three, tmp_path):
     results = _batch(class_of_three, tmp_path)
     assert all(r["ok"] for r in results.values()), {s: r["log"][-800:] for s, r in results.items()}
-    full = sum(_nbg(c).get("points", 0) for c in RELEASED.cells if _nbg(c).get("grade") and not _nbg(c).get(
-        "solution"))
-    assert {s: _score(r) for s, r in results.items()} == {"alice": full, "mallory": full, "zoe": full}
+    assert {s: _score(r) for s, r in results.items()} == {"alice": FULL, "mallory": FULL, "zoe": FULL}
 
 
 def test_without_the_reset_a_batch_that_nbgrader_stops_is_graded_one_by_one(class_of_three, tmp_path, monkeypatch):
@@ -132,6 +126,4 @@ def test_without_the_reset_a_batch_that_nbgrader_stops_is_graded_one_by_one(clas
     results = _batch(class_of_three, tmp_path)
     assert {s: r["ok"] for s, r in results.items()} == {"alice": True, "mallory": False, "zoe": True}
     assert results["alice"]["dir"] == tmp_path and results["zoe"]["dir"].name.startswith("alone-")
-    full = sum(_nbg(c).get("points", 0) for c in RELEASED.cells if _nbg(c).get("grade") and not _nbg(c).get(
-        "solution"))
-    assert _score(results["alice"]) == full and _score(results["zoe"]) == full
+    assert _score(results["alice"]) == FULL and _score(results["zoe"]) == FULL

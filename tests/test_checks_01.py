@@ -6,15 +6,16 @@ nearest course code fails the visible and the hidden tests; the numbers the note
 and rubric state are what the references compute.
 """
 
+import functools
 import itertools
 from pathlib import Path
 
+import judging
 import numpy as np
 import pytest
 
 from kpcourse import kernels
 from kpcourse.checks import lesson01 as checks
-from kpcourse.checks._core import run
 from kpcourse.grading.declared import hidden_probes
 from kpcourse.grading.trusted import load_grader
 
@@ -24,16 +25,10 @@ GRADER = load_grader(ROOT / "source" / "01-similarity" / "grader.py")
 
 def _probes(cell, seed=1):
     """A test cell's visible probes and its hidden ones for ``seed``, those that do not raise."""
-    _, check = checks.LESSON.check(cell)
-    return [p for p in (*check.probes, *hidden_probes(cell, GRADER.HIDDEN[cell], seed)) if not p.raises]
+    return [p for p in judging.probes(GRADER, checks.LESSON, cell, seed) if not p.raises]
 
 
-def _passes(cell, function, seed=1):
-    try:
-        run(GRADER.cells(seed=seed)[cell].tests, **{checks.LESSON.check(cell)[0].function: function})
-    except AssertionError:
-        return False
-    return True
+_passes = functools.partial(judging.passes, GRADER, checks.LESSON)
 
 
 # ----------------------------------------------------------------- references

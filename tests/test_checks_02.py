@@ -7,9 +7,11 @@ visible and the hidden tests; the numbers the notebook's texts and rubric state 
 run prints.
 """
 
+import functools
 import itertools
 from pathlib import Path
 
+import judging
 import numpy as np
 import pytest
 from scipy.optimize import linprog
@@ -24,22 +26,8 @@ ROOT = Path(__file__).resolve().parents[1]
 GRADER = load_grader(ROOT / "source" / "02-perceptron-by-hand" / "grader.py")
 
 
-def _hidden_and_visible(cell, seed=1):
-    """A test cell's visible probes and its hidden ones for ``seed``."""
-    _, check = checks.LESSON.check(cell)
-    return [*check.probes, *hidden_probes(cell, GRADER.HIDDEN[cell], seed)]
-
-
-def _passes(cell, function, seed=1):
-    """Whether ``function`` passes test cell ``cell``, its hidden probes for ``seed`` included."""
-    cells = GRADER.cells(seed=seed)
-    from kpcourse.checks._core import run
-
-    try:
-        run(cells[cell].tests, **{checks.LESSON.check(cell)[0].function: function})
-    except AssertionError:
-        return False
-    return True
+_hidden_and_visible = functools.partial(judging.probes, GRADER, checks.LESSON)
+_passes = functools.partial(judging.passes, GRADER, checks.LESSON)
 
 
 # ----------------------------------------------------------------- exercise 1

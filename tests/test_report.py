@@ -11,7 +11,6 @@
 from __future__ import annotations
 
 import csv
-import importlib.util
 import io
 import json
 import os
@@ -22,6 +21,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from judging import pipeline_cases
 
 from kpcourse.grading import autograding, commands, course, report
 from kpcourse.grading.paths import copy_source
@@ -242,17 +242,10 @@ def test_report_of_a_written_gradebook(tmp_path, monkeypatch):
 
 
 # ------------------------------------------------------------------ a course graded for real
-def _pipeline():
-    spec = importlib.util.spec_from_file_location("_pipeline_cases", Path(__file__).parent / "test_pipeline.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory):
     """Five golden submissions of assignment 02, autograded (no feedback), then reported."""
-    pipe = _pipeline()
+    pipe = pipeline_cases()
     root = tmp_path_factory.mktemp("course")
     copy_source(ROOT, root, A)
     shutil.copytree(ROOT / "release" / A, root / "release" / A)

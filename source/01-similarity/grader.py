@@ -12,6 +12,7 @@ import numpy as np
 from kpcourse.checks import lesson01 as visible
 from kpcourse.checks.exercise import Probe
 from kpcourse.grading import declared
+from kpcourse.perceptron._virtual import _shift as shift_images
 
 #: kpcourse (kernels.spectrum, kernels.cosine, the perceptrons' shifts), scikit-learn
 #: (KNeighborsClassifier) and SciPy (ndimage.shift): plain Python and NumPy only.
@@ -77,14 +78,8 @@ def knn_vote(S, y_train, k, mistake=None):
 
 
 def _shift(a, dy, dx, wrap=False):
-    """``a`` moved dy rows down and dx columns right, zero fill (or wrapped around)."""
-    if wrap:
-        return np.roll(a, (dy, dx), axis=(0, 1))
-    h, w = a.shape
-    out = np.zeros_like(a)
-    out[max(dy, 0):h + min(dy, 0), max(dx, 0):w + min(dx, 0)] = \
-        a[max(-dy, 0):h - max(dy, 0), max(-dx, 0):w - max(dx, 0)]
-    return out
+    """``a`` moved dy rows down and dx columns right, zero fill (the package's shift), or wrapped around."""
+    return np.roll(a, (dy, dx), axis=(0, 1)) if wrap else shift_images(a[None], dy, dx)[0]
 
 
 def best_shift_cosine(a, b, s, mistake=None):
