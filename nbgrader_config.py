@@ -20,7 +20,7 @@ from nbgrader.preprocessors import (
 
 from kpcourse.grading.exchange import OwnerCheckedCollect
 from kpcourse.grading.late import PerDayPenalty
-from kpcourse.grading.plugins import ScrubHiddenTests
+from kpcourse.grading.plugins import MakeInert, ScrubHiddenTests
 from kpcourse.grading.trusted import TrustedExecute
 
 c = get_config()  # noqa: F821 (provided by traitlets when it loads this file)
@@ -69,6 +69,7 @@ c.Autograde.autograde_preprocessors = [
     SaveAutoGrades,
     AssignLatePenalties,
     CheckCellMetadata,
+    MakeInert,
 ]
 c.OverwriteCells.add_missing_cells = True
 
@@ -85,5 +86,7 @@ c.PerDayPenalty.grace_seconds = 15 * 60
 c.ExchangeFactory.collect = OwnerCheckedCollect
 
 # Feedback: nbgrader keeps hidden tests in feedback by default; remove them,
-# including the lines that tracebacks quote.
-c.GenerateFeedback.preprocessors = [GetGrades, ScrubHiddenTests, CSSHTMLHeaderPreprocessor]
+# including the lines that tracebacks quote. What a student's notebook shows is text or a
+# checked image, never a script (kpcourse.grading.inert): in the autograded notebook the
+# formgrader renders (MakeInert, last step of the autograde) and again in feedback.
+c.GenerateFeedback.preprocessors = [GetGrades, ScrubHiddenTests, MakeInert, CSSHTMLHeaderPreprocessor]

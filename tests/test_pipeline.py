@@ -16,6 +16,9 @@ check every grade. Cases that every assignment gets:
 - ``edited-tests``: locked test cells replaced by ``pass`` → original tests run → 0;
 - ``deleted-tests``: locked test cells deleted, solutions in → original tests put
   back → full marks;
+- ``hostile-output``: the solution, with outputs, Markdown, a raw cell and a written answer
+  that try to run a script in whoever's browser opens them (``hostile.py``) → full marks,
+  and the autograded notebook (what the formgrader renders) and the feedback are inert;
 
 and the adversarial cases (the student's cells only; every autograded cell must get 0):
 
@@ -82,6 +85,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+import hostile
 import nbformat
 import pytest
 
@@ -472,6 +476,7 @@ def generic_cases(a: Assignment):
     deleted = a.submission()
     deleted.cells = [c for c in deleted.cells if nbg(c).get("grade_id") not in a.auto]
     cases["deleted-tests"] = (deleted, {})
+    cases["hostile-output"] = (hostile.add_to(a.submission(), a.written), {})
     return cases
 
 
@@ -673,7 +678,7 @@ def _grades(root, case, name):
 def _cases():
     return [(case, name) for name in ASSIGNMENTS
             for case in ["solution", "release", "first-cell-raises", "loop", "swallow", "edited-tests",
-                         "deleted-tests", *golden_cases(name), *ADVERSARIAL, "lookup-table",
+                         "deleted-tests", "hostile-output", *golden_cases(name), *ADVERSARIAL, "lookup-table",
                          *LOCAL_ONLY]]
 
 
@@ -718,6 +723,27 @@ def test_local_judge_agrees_with_autograde(course, name):
         local_points = local.points(a.source, course["both"][(case, name)]["verdicts"])
         graded = {g: v[0] for g, v in _grades(course["root"], case, name).items() if g in a.auto}
         assert local_points == pytest.approx(graded), f"{case}/{name}: local {local_points}, autograde {graded}"
+
+
+@pytest.mark.parametrize("name", ASSIGNMENTS)
+def test_what_a_submission_shows_is_inert(course, name):
+    """Outputs, Markdown and raw cells that would run a script: text in the autograded notebook
+    the formgrader renders, and in the feedback (``kpcourse.grading.inert``)."""
+    from kpcourse.grading.inert import SAFE_OUTPUTS, markdown_hazards
+
+    root = course["root"]
+    nb = nbformat.read(root / "autograded" / "hostile-output" / name / f"{name}.ipynb", as_version=4)
+    shown = [c for c in nb.cells if c.cell_type == "code" and "class Shown" in c.source]
+    assert shown and shown[0].outputs, "the hostile cell did not run (no output to make inert)"
+    for i, cell in enumerate(nb.cells):
+        assert cell.cell_type in ("code", "markdown"), f"cell {i} is a {cell.cell_type} cell"
+        for out in cell.get("outputs", []):
+            assert set(out.get("data", {})) <= set(SAFE_OUTPUTS), f"cell {i}: {sorted(out['data'])}"
+        if cell.cell_type == "markdown":
+            assert markdown_hazards(cell.source, cell.get("attachments")) == [], f"cell {i}: {cell.source[:200]}"
+    page = (root / "feedback" / "hostile-output" / name / f"{name}.html").read_text()
+    assert hostile.live_payloads(page) == []
+    assert page.count(hostile.MARKER) >= 4  # shown, as text
 
 
 def test_every_submission_was_isolated(course):

@@ -16,7 +16,8 @@ this package loads nbgrader only for the parts that need it.
 - :mod:`.policy`: "wrote it or called it?", from the student's source, parsed, never run;
 - :mod:`.spec`: :class:`Cell`, what a grader file declares;
 - :mod:`.executor`: :class:`RestartingExecute` (runs inside the sandbox);
-- :mod:`.plugins`: :class:`ScrubHiddenTests`;
+- :mod:`.plugins`: :class:`ScrubHiddenTests`, :class:`MakeInert`; :mod:`.inert`: what a graded
+  notebook shows made text (outputs, Markdown, raw cells);
 - :mod:`.local`: judge trusted notebooks (golden submissions) in one shell, for tests.
 """
 
@@ -27,7 +28,7 @@ import importlib
 _WHERE = {
     "release": "course", "assignments": "course", "autograde": "autograding", "validate": "commands",
     "main": "commands", "write_report": "report", "ANSI": "plugins", "_ANSI": "plugins",
-    "RestartingExecute": "executor", "ScrubHiddenTests": "plugins", "TrustedExecute": "trusted",
+    "RestartingExecute": "executor", "ScrubHiddenTests": "plugins", "MakeInert": "plugins", "TrustedExecute": "trusted",
     "load_grader": "trusted", "Cell": "spec", "DEFAULT_FORBIDDEN": "spec",
 }
 __all__ = sorted(k for k in _WHERE if not k.startswith("_"))

@@ -1,6 +1,7 @@
-"""nbgrader plug-ins: scrub hidden tests from feedback.
+"""nbgrader plug-ins: scrub hidden tests from feedback, make what a student's notebook shows inert.
 
-:class:`ScrubHiddenTests` cleans feedback. The plug-in that decides points,
+:class:`ScrubHiddenTests` cleans feedback; :class:`MakeInert` (autograde and feedback) leaves
+nothing in a graded notebook that a browser could run (:mod:`.inert`). The plug-in that decides points,
 :class:`kpcourse.grading.trusted.TrustedExecute`, lives in :mod:`.trusted`; the executor
 that runs inside the sandbox, :class:`kpcourse.grading.executor.RestartingExecute`, in
 :mod:`.executor` (it imports no nbgrader).
@@ -12,7 +13,7 @@ import re
 
 from nbgrader.preprocessors import NbGraderPreprocessor
 
-__all__ = ["ScrubHiddenTests", "split_hidden", "HIDDEN_BEGIN", "HIDDEN_END", "ANSI"]
+__all__ = ["ScrubHiddenTests", "MakeInert", "split_hidden", "HIDDEN_BEGIN", "HIDDEN_END", "ANSI"]
 
 HIDDEN_BEGIN, HIDDEN_END = "### BEGIN HIDDEN TESTS", "### END HIDDEN TESTS"
 ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
@@ -38,6 +39,21 @@ class ScrubHiddenTests(NbGraderPreprocessor):
             if out.output_type == "error":
                 _scrub_error(out, hidden, texts)
         return cell, resources
+
+
+class MakeInert(NbGraderPreprocessor):
+    """Make a graded notebook inert for a browser (:func:`kpcourse.grading.inert.make_inert`).
+
+    Last step of the autograde, so the autograded notebook the formgrader renders is inert; again
+    when feedback is generated. Each change is logged with the notebook it was made in.
+    """
+
+    def preprocess(self, nb, resources):
+        from kpcourse.grading.inert import make_inert
+
+        for change in make_inert(nb):
+            self.log.info("%s: %s", resources.get("unique_key", "notebook"), change)
+        return nb, resources
 
 
 def split_hidden(source):

@@ -19,7 +19,12 @@ per student, each with its own ``HOME`` and Jupyter config). The steps, in order
 5. the instructor generates and releases feedback with the formgrader's buttons; a new
    ``nbgrader export`` has the final totals;
 6. each student fetches feedback in the *Assignments* tab; the feedback HTML shows their
-   score and no line of the hidden tests (``source/02-.../grader.py``).
+   score and no line of the hidden tests (``source/02-.../grader.py``);
+7. nothing runs from a hostile submission: a fourth student, mallory, hands in (straight into
+   ``submitted/``, beside the three collected ones) the solution with outputs, Markdown, a raw
+   cell and a written answer that try to run a script (``tests/hostile.py``); she gets every
+   automatic point, and the instructor opens her formgrade page and her feedback file with no
+   dialog and no script running (``kpcourse.grading.inert``).
 
 A step that needs an earlier one that did not finish is skipped, naming it. Screenshots
 (``exchange__NN_...png``) and each server's log go to ``tests/browser/screenshots/``.
@@ -29,6 +34,7 @@ from __future__ import annotations
 
 import csv
 import html
+import importlib.util
 import json
 import re
 import sys
@@ -43,6 +49,7 @@ from exchange import (
     feedback_header,
     golden_case,
     mode,
+    nbgrader_cells,
     open_lab,
     page_text,
     points,
@@ -51,6 +58,7 @@ from exchange import (
 from labpage import KERNEL_IDLE_S, REPO, SCREENSHOTS, VIEWPORT
 
 STUDENTS = {"alice": "solution", "bob": "mistake", "carol": "untouched"}
+HOSTILE = "mallory"  # handed in beside the class, never through a JupyterLab of her own
 MISTAKE = "repeats-strict"  # tests/golden/02-perceptron-by-hand.py: a score of exactly 0 counted as fixed
 WRITTEN = "ex5-bias-answer"
 BOB_ANSWER = "The bias counts mistakes on +1 minus mistakes on -1, so it depends on the order, not on the classes."
@@ -93,6 +101,30 @@ def edits(student):
         cells.update(golden_case(MISTAKE)["replace"])
         cells[WRITTEN] = BOB_ANSWER
     return cells
+
+
+def hostile():
+    """``tests/hostile.py``: the payloads, and where a page would run them."""
+    spec = importlib.util.spec_from_file_location("hostile_for_exchange", REPO / "tests" / "hostile.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def hand_in_hostile(classroom):
+    """mallory's notebook in ``submitted/``: the released notebook, solved, plus hostile cells."""
+    import nbformat
+
+    nb = nbformat.read(REPO / "release" / ASSIGNMENT / f"{NOTEBOOK}.ipynb", as_version=4)
+    for gid, cell in nbgrader_cells(nb).items():
+        if gid in solutions():
+            cell.source = solutions()[gid]
+    hostile().add_to(nb, {WRITTEN})
+    folder = classroom.course / "submitted" / HOSTILE / ASSIGNMENT
+    folder.mkdir(parents=True)
+    nbformat.write(nb, folder / f"{NOTEBOOK}.ipynb")
+    (folder / "timestamp.txt").write_text("2026-12-01 09:00:00.000000 UTC")
+    (folder / "submission_secret.txt").write_text("mallory-0123456789")  # what `nbgrader submit` writes
 
 
 # ------------------------------------------------------------------ fixtures
@@ -228,6 +260,7 @@ def test_03_instructor_collects_and_autogrades(classroom, formgrader):
         for gid, src in edits(student).items():
             assert cells[gid] == src, f"{student}'s collected {gid} is not what they saved"
 
+    hand_in_hostile(classroom)
     env = classroom.instructor_env()
     env.setdefault("KPCOURSE_ISOLATION", "require")
     proc = classroom.run([sys.executable, "-m", "kpcourse.grading", "autograde"], env=env, check=False)
@@ -279,7 +312,7 @@ def test_05_instructor_releases_feedback(classroom, formgrader):
         assert ok, f"the formgrader's {column} failed:\n{text[-3000:]}"
         formgrader.close_modal()
     released = classroom.released_feedback()
-    assert len(released) == len(STUDENTS), f"feedback files in the exchange: {[p.name for p in released]}"
+    assert len(released) == len(STUDENTS) + 1, f"feedback files in the exchange: {[p.name for p in released]}"
     # students may open a feedback file whose name they know, not list the folder
     assert mode(released[0].parent) == "711", f"the exchange's feedback/ has mode {mode(released[0].parent)}"
     classroom.run([sys.executable, "-m", "nbgrader", "export", "--to", "grades-final.csv"])
@@ -314,14 +347,62 @@ def test_06_student_fetches_feedback(classroom, pages, tabs, student):
     assert not shown, f"{student}'s feedback shows lines of the hidden tests: {sorted(shown)[:3]}"
 
 
+def test_07_nothing_runs_from_a_hostile_submission(classroom, formgrader, pages):
+    require("feedback")
+    auto, _ = points()
+    got = gradebook_scores(classroom, [HOSTILE])[HOSTILE]
+    assert {g: got[g][0] for g in auto} == pytest.approx(auto), f"{HOSTILE}'s automatic points: {got}"
+    payloads = hostile()
+    page, dialogs = formgrader.page, []
+
+    def dismiss(dialog):
+        dialogs.append(dialog.message)
+        dialog.dismiss()
+
+    page.on("dialog", dismiss)
+    try:
+        formgrader.open_submission(HOSTILE)
+        page.wait_for_timeout(2000)  # time for an onerror, an onload or a script to fire
+        shot(page, "07_formgrade_hostile")
+        seen = ran(page, payloads.MARKER)
+        feedback = classroom.course / "feedback" / HOSTILE / ASSIGNMENT / f"{NOTEBOOK}.html"
+        view = pages["instructor"].context.new_page()
+        view.on("dialog", dismiss)
+        try:
+            view.goto(feedback.as_uri())
+            view.locator("h4").first.wait_for()
+            view.wait_for_timeout(2000)
+            shot(view, "07_feedback_hostile")
+            seen_feedback = ran(view, payloads.MARKER)
+        finally:
+            view.close()
+    finally:
+        page.remove_listener("dialog", dismiss)
+    assert dialogs == [], f"dialogs opened by {HOSTILE}'s submission: {dialogs}"
+    for where, found in (("formgrader", seen), ("feedback", seen_feedback)):
+        assert found["ran"] is None, f"a script of {HOSTILE}'s ran in the {where} page: {found['ran']}"
+        assert found["script_links"] == 0, f"the {where} page has javascript: links"
+        assert found["shown"], f"the {where} page does not show {HOSTILE}'s cells (as text)"
+
+
 # ------------------------------------------------------------------ helpers
-def gradebook_scores(classroom):
+def ran(page, marker):
+    """What a page shows of the hostile payloads: ``ran`` (what set ``window.<marker>``, or None),
+    ``script_links`` (``javascript:`` links) and ``shown`` (the marker is in the page's text)."""
+    return page.evaluate("""marker => ({
+        ran: window[marker] === undefined ? null : String(window[marker]),
+        script_links: [...document.querySelectorAll('a[href]')]
+            .filter(a => a.href.trim().toLowerCase().startsWith('javascript:')).length,
+        shown: document.body.innerText.includes(marker)})""", marker)
+
+
+def gradebook_scores(classroom, students=STUDENTS):
     """``{student: {grade_id: (score, needs_manual_grade)}}`` from the course's gradebook.db."""
     from nbgrader.api import Gradebook
 
     out = {}
     with Gradebook(f"sqlite:///{classroom.course / 'gradebook.db'}") as gb:
-        for student in STUDENTS:
+        for student in students:
             sub = gb.find_submission(ASSIGNMENT, student)
             out[student] = {g.name: (g.score, g.needs_manual_grade)
                             for nb in sub.notebooks for g in nb.grades}
