@@ -285,6 +285,15 @@ def _escape_routes(name):
                     {"kpcourse.grading.policy", "kpcourse.grading.trusted", *allowed.absent()})
     return f"""import logging, pydoc
 _reached = []
+# packages of the base interpreter and the system, put first on the path; compiled files of
+# modules the trimmed package leaves out
+import glob as _glob, os as _os, kpcourse as _kp
+_s = logging.sys
+_s.path[:0] = [d for r in {{_s.base_prefix, "/usr", "/usr/local"}} for d in _glob.glob(r + "/lib/python3*/*-packages")]
+for _pyc in _glob.glob(_os.path.dirname(_kp.__file__) + "/**/__pycache__/*.pyc", recursive=True):
+    _mod = _os.path.basename(_pyc).split(".")[0] + ".py"
+    if not _os.path.exists(_os.path.join(_os.path.dirname(_os.path.dirname(_pyc)), _mod)):
+        _reached.append("compiled " + _mod)
 for _name in {absent!r}:
     try:
         if pydoc.locate(_name) is not None:
@@ -442,7 +451,8 @@ def adversarial_cases(a: Assignment, guesses):
         "tamper": (_attack(a, _tamper(guesses)), zero, "TAMPERED=0"),
         "kill-grader": (a.submission(replace={a.first: _KILL + "\n\n" + a.solutions[a.first]}), zero, None),
         "exec-reference": (_attack(a, _EXEC_REFERENCE), zero, None),
-        # the reference is not there to be reached, however it is named
+        # the reference is not there to be reached, however it is named (the base interpreter's
+        # packages on the path, a compiled file left behind)
         "escape-routes": (_attack(a, _escape_routes(a.name)), zero, "REACHED=[]"),
         # answers rewritten after they are recorded (names of huge arrays): judged as data, 0
         "forge-answers": (_attack(a, _FORGE), zero, None),

@@ -4,6 +4,7 @@ Needs Debian's bubblewrap (``apt-get install bubblewrap``; ``.ci/run`` installs 
 it these tests are skipped, except under ``CI=true`` where that is a failure.
 """
 
+import json
 import os
 import socket
 from pathlib import Path
@@ -161,6 +162,61 @@ def test_what_the_assignment_does_not_allow_is_absent(bwrap, tmp_path):
     assert "['kpcourse._dual', 'kpcourse.gram', 'kpcourse.kernels', 'kpcourse.perceptron', 'scipy', 'sklearn'] " \
            "<class 'kpcourse.perceptron._primal.Perceptron'> True" in texts[0], texts
     assert "Warning" not in texts[0], texts  # scikit-learn starts without complaint
+
+
+def test_packages_this_python_does_not_use_are_empty_inside(bwrap, tmp_path):
+    """The base interpreter's and the system's site-packages (SciPy may be there): not reachable
+    by a path added to sys.path."""
+    from kpcourse.grading.allowed import Allowed, foreign_site_packages
+
+    foreign = foreign_site_packages()
+    if not foreign:
+        pytest.skip("every site-packages folder here is this Python's own")
+    code = (f"import json, os, sys\nsys.path[:0] = {foreign!r}\nfound = {{}}\n"
+            f"for d in {foreign!r}:\n    found[d] = len(os.listdir(d)) if os.path.isdir(d) else None\n"
+            "try:\n    import scipy.linalg\n    found['scipy'] = scipy.__file__\n"
+            "except ImportError:\n    found['scipy'] = None\nprint(json.dumps(found))")
+    result, texts = _run_cells(tmp_path, [code], allowed=Allowed())
+    found = json.loads(texts[0])
+    assert found.pop("scipy") is None, found
+    assert all(n in (0, None) for n in found.values()), found
+
+
+def test_a_package_anywhere_even_under_tmp_is_graded_without_its_compiled_leftovers(bwrap, tmp_path):
+    """The package copied under /tmp (a clone there), compiled: the sandbox, run as the grader
+    would run it from there, finds the checks and no compiled file of a module it leaves out."""
+    import compileall
+    import shutil
+    import subprocess
+    import sys
+    import tempfile
+
+    import kpcourse
+
+    where = Path(tempfile.mkdtemp(prefix="kpcourse-elsewhere-", dir="/tmp"))
+    try:
+        shutil.copytree(Path(kpcourse.__file__).parent, where / "kpcourse",
+                        ignore=shutil.ignore_patterns("__pycache__"))
+        assert compileall.compile_dir(where / "kpcourse", quiet=1)
+        work = _workdir(tmp_path, "import json, os, kpcourse.checks\nhere = os.path.dirname(kpcourse.__file__)\n"
+                                  "print(json.dumps([kpcourse.__file__, os.listdir(here), "
+                                  "os.listdir(here + '/__pycache__')]))")
+        grader = ("import sys\nfrom kpcourse.grading import sandbox\nfrom kpcourse.grading.allowed import Allowed\n"
+                  "r = sandbox.run_notebook('notebook.ipynb', sys.argv[1], 30, budget=120, allowed=Allowed())\n"
+                  "print(r['isolated'], r['returncode'], r['log'][-2000:])")
+        env = dict(os.environ, PYTHONPATH=str(where), PYTHONDONTWRITEBYTECODE="1")
+        proc = subprocess.run([sys.executable, "-c", grader, str(work)], env=env, capture_output=True, text=True,
+                              timeout=300, cwd=tmp_path)
+        assert proc.stdout.startswith("True 0"), proc.stdout[-3000:] + proc.stderr[-3000:]
+        out = nbformat.read(work / "out" / "executed.ipynb", as_version=4)
+        text = "".join(o.get("text", "") + o.get("evalue", "") for o in out.cells[0].outputs)
+        file, files, pycache = json.loads(text)
+        assert file == str(where / "kpcourse" / "__init__.py"), text
+        compiled = {name.split(".")[0] for name in pycache}
+        assert "__init__" in compiled and "kernels" not in compiled, compiled
+        assert {f"{m}.py" for m in compiled} <= set(files), (compiled, files)
+    finally:
+        shutil.rmtree(where, ignore_errors=True)
 
 
 def test_each_resource_bomb_is_stopped_by_its_limit_and_the_rest_runs(bwrap, tmp_path):

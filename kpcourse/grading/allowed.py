@@ -94,23 +94,22 @@ class Allowed:
         scratch, root = Path(scratch), _package_dir()
         trimmed = scratch / "kpcourse"
         trimmed.mkdir(mode=0o755)
-        shutil.copy2(root / "__init__.py", trimmed / "__init__.py")
-        if (root / "__pycache__").is_dir():
-            shutil.copytree(root / "__pycache__", trimmed / "__pycache__")
+        # compiled files come along with their modules only (their source's times are kept, so
+        # they stay valid): the sandbox writes none, and compiling the checks anew costs every kernel
+        _copy_module(root / "__init__.py", trimmed)
         for part in self.parts():
             source = root / part if (root / part).is_dir() else root / f"{part}.py"
             if source.is_dir():
-                # compiled files come along (their source's times are kept, so they stay valid):
-                # the sandbox writes none, and compiling the checks anew costs every kernel
-                shutil.copytree(source, trimmed / part)
+                for path in sorted(source.rglob("*.py")):
+                    _copy_module(path, trimmed / path.parent.relative_to(root))
+                for path in sorted(source.rglob("*")):  # data files (tables of hints, probes)
+                    if path.is_file() and path.suffix not in (".py", ".pyc") and "__pycache__" not in path.parts:
+                        (trimmed / path.parent.relative_to(root)).mkdir(parents=True, exist_ok=True)
+                        shutil.copy2(path, trimmed / path.relative_to(root))
             elif source.is_file():
-                shutil.copy2(source, trimmed / source.name)
-        (trimmed / "grading").mkdir(mode=0o755)
+                _copy_module(source, trimmed)
         for name in _GRADING_FILES:
-            shutil.copy2(root / "grading" / name, trimmed / "grading" / name)
-            for pyc in (root / "grading" / "__pycache__").glob(f"{name[:-3]}.*.pyc"):
-                (trimmed / "grading" / "__pycache__").mkdir(exist_ok=True)
-                shutil.copy2(pyc, trimmed / "grading" / "__pycache__" / pyc.name)
+            _copy_module(root / "grading" / name, trimmed / "grading")
         pairs = [(trimmed, root)]
         for name in self.absent():
             where = importlib.util.find_spec(name).submodule_search_locations
@@ -120,8 +119,35 @@ class Allowed:
             stub.mkdir(parents=True)
             (stub / "__init__.py").write_text(_STUB.format(name=name))
             pairs.append((stub, Path(list(where)[0]).resolve()))
+        empty = scratch / "empty"
+        empty.mkdir()
+        pairs += [(empty, folder) for folder in foreign_site_packages()]
         _readable(scratch)
         return pairs
+
+
+def foreign_site_packages():
+    """Folders of installed packages that the grader's own Python does not use (the base
+    interpreter's, the system's): empty in the sandbox, so that no path added to ``sys.path``
+    reaches a package the assignment leaves out."""
+    import glob
+    import sys
+
+    own = {str(Path(p).resolve()) for p in sys.path if p and Path(p).is_dir()}
+    roots = {sys.base_prefix, sys.prefix, sys.exec_prefix, "/usr", "/usr/local", "/opt/conda"}
+    patterns = ("lib/python3*/site-packages", "lib/python3*/dist-packages", "lib/python3/dist-packages",
+                "local/lib/python3*/site-packages", "local/lib/python3*/dist-packages")
+    found = {str(Path(p).resolve()) for r in roots for pat in patterns for p in glob.glob(f"{r}/{pat}")}
+    return sorted(p for p in found if Path(p).is_dir() and p not in own)
+
+
+def _copy_module(path, folder):
+    """Copy the module ``path`` into ``folder``, with its own compiled files and nothing else."""
+    folder.mkdir(mode=0o755, parents=True, exist_ok=True)
+    shutil.copy2(path, folder / path.name)
+    for pyc in (path.parent / "__pycache__").glob(f"{path.stem}.*.pyc"):
+        (folder / "__pycache__").mkdir(exist_ok=True)
+        shutil.copy2(pyc, folder / "__pycache__" / pyc.name)
 
 
 def _readable(top):

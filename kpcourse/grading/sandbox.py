@@ -192,11 +192,11 @@ def _parents(destinations):
     """``--dir`` options that create the folders above ``destinations`` readable by everyone
     (bubblewrap, run as root, would create them for root only), except folders that a
     mount of its own already provides."""
-    mounted = {*_SYSTEM, "/tmp", INSIDE, *destinations}
+    mounted = {*_SYSTEM, INSIDE, *destinations}  # mounts that bring their folders with them
     wanted = set()
     for dest in destinations:
         for parent in Path(dest).parents:
-            if str(parent) == "/":
+            if str(parent) in ("/", "/tmp"):  # /tmp is an empty tmpfs: folders below it are made here
                 continue
             if any(str(parent) == m or str(parent).startswith(m.rstrip("/") + "/") for m in mounted):
                 continue

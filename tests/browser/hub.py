@@ -303,6 +303,23 @@ class Hub:
         raise AssertionError(f"jupyterhub did not answer in {START_S} s:\n{self.log.read_text()[-5000:]}")
 
     # ---------------------------------------------------------------- tear down
+    def _stop_proxy(self):
+        """The proxy runs in a session of its own (it outlives a hub restart by design): stop it
+        by the pid file the hub wrote, once it is sure the process is that proxy."""
+        pid_file = self.base / "hub" / "jupyterhub-proxy.pid"  # the hub runs in base/hub
+        try:
+            pid = int(pid_file.read_text().strip())
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+        except (OSError, ValueError):
+            return
+        if b"configurable-http-proxy" in cmdline:
+            for sig in (signal.SIGTERM, signal.SIGKILL):
+                try:
+                    os.kill(pid, sig)
+                except ProcessLookupError:
+                    return
+                time.sleep(1)
+
     def close(self, keep_logs_in=None):
         if self.proc is not None and self.proc.poll() is None:
             os.killpg(self.proc.pid, signal.SIGTERM)  # the hub stops the servers it spawned
@@ -313,6 +330,7 @@ class Hub:
                 self.proc.wait(10)
         if self.proc is not None:
             self._log_file.close()
+        self._stop_proxy()
         if keep_logs_in is not None and self.log.exists():
             keep_logs_in.mkdir(exist_ok=True)
             shutil.copy2(self.log, keep_logs_in / "hub__jupyterhub.log")
