@@ -36,7 +36,7 @@ c.Execute.interrupt_on_timeout = True
 c.TrustedExecute.timeout = c.Execute.timeout
 # What one submission may use while it is graded (kpcourse.grading.limits; these are the defaults).
 # A limit that is hit costs the cells that did not finish and is named in the feedback and report.
-c.TrustedExecute.memory_bytes = 2 * 2**30   # each process (MemoryError) and all together (stopped)
+c.TrustedExecute.memory_bytes = 2 * 2**30   # each process (MemoryError) and all together, shared memory too (stopped)
 c.TrustedExecute.processes = 256            # processes and threads at once
 c.TrustedExecute.tmp_bytes = 512 * 2**20    # the sandbox's /tmp (and HOME)
 c.TrustedExecute.work_bytes = 256 * 2**20   # written to its work folder (answers, executed notebook)

@@ -34,6 +34,8 @@ and the adversarial cases (the student's cells only; every autograded cell must 
 - ``tamper``: tries to overwrite grader files, source notebooks and the gradebook so
   that the next student is graded wrongly; nothing may change (``TAMPERED=0``);
 - ``kill-grader``: signals its parent and its process group; grading goes on;
+- ``shared-memory``: 2,400 MiB in memfd files before the solutions: the sandbox's control group
+  counts them, the sandbox is stopped, its summary names the memory limit;
 - ``exec-reference``: reads the package's perceptron source and ``exec``-s it;
 - ``lookup-table``: one exercise answered from a table of the reference's outputs on the
   visible probes and on one grading run's hidden probes (leaked, or computed at home): 0 for
@@ -349,6 +351,10 @@ _BOMBS = [
     "        for _ in range(100):\n            _f.write(b'x' * 2**20)",  # /tmp full
     "import subprocess\n_ps = [subprocess.Popen(['sleep', '20']) for _ in range(1000)]",  # processes
 ]
+#: 2,400 MiB held in memfd files, each under the file-size limit and mapped by no process: the
+#: sandbox's control group counts them, and the whole sandbox is stopped (nothing after it runs)
+_SHARED_MEMORY = ("import os\n_fds = [os.memfd_create(f'm{_i}') for _i in range(24)]\nfor _fd in _fds:\n"
+                  "    for _ in range(100):\n        os.write(_fd, b'x' * 2**20)")
 
 
 # ---------------------------------------------------------- a lookup table of last run's answers
@@ -443,6 +449,8 @@ def adversarial_cases(a: Assignment, guesses):
     zero = {g: 0.0 for g in a.auto}
     bombs = a.submission()
     bombs.cells[0:0] = [nbformat.v4.new_code_cell(b) for b in _BOMBS]
+    shared = a.submission()
+    shared.cells.insert(0, nbformat.v4.new_code_cell(_SHARED_MEMORY))
     return {
         "patch-helpers": (_attack(a, _PATCH), zero, None),
         "swallow-errors": (_attack(a, _SWALLOW), zero, None),
@@ -461,6 +469,8 @@ def adversarial_cases(a: Assignment, guesses):
         # a bomb per limit, each stopped by its limit; the real solutions after them earn nothing
         # (top-level code that starts processes and opens files is a way around the source policy)
         "bombs": (bombs, zero, "[output cut:"),
+        # the solution after memory that per-process limits and a resident-memory watch miss
+        "shared-memory": (shared, zero, None),
     }
 
 
@@ -693,7 +703,7 @@ def _cases():
 
 
 ADVERSARIAL = ("patch-helpers", "swallow-errors", "fake-pass", "steal-solutions", "tamper", "kill-grader",
-               "exec-reference", "escape-routes", "forge-answers", "plant-links", "bombs")
+               "exec-reference", "escape-routes", "forge-answers", "plant-links", "bombs", "shared-memory")
 
 
 @pytest.mark.parametrize("case,name", _cases())
@@ -839,6 +849,9 @@ def test_no_submission_ran_as_root_and_limits_are_reported(course):
         assert summary["uid"] not in (0, None), summary
         if r["student"] == "bombs":
             assert set(summary["limits_hit"]) == {"memory", "processes", "file size", "disk", "output"}, summary
+            assert r["seconds"] < 120, r
+        if r["student"] == "shared-memory":
+            assert summary["limits_hit"] == ["memory"], summary
             assert r["seconds"] < 120, r
 
 

@@ -257,3 +257,56 @@ def test_a_submission_over_its_whole_allowance_is_stopped(bwrap, tmp_path, bomb,
     result, _ = _run_cells(tmp_path, ["print('before')", bomb, "import time\ntime.sleep(20)\nprint('after')"])
     assert result["limit"] == limit, result
     assert time.monotonic() - started < 25, "stopped when the limit was passed, not at the end"
+
+
+def _control_groups():
+    """Skip where this machine lets the grader make no control group (the sandbox then falls back
+    on per-process limits and the resident-memory watch, which miss shared memory)."""
+    from kpcourse.grading.cgroup import Group
+
+    group, why = Group.create(2**30, 64)
+    if group is None:
+        pytest.skip(f"no control group can be made here: {why}")
+    group.close()
+
+
+@pytest.mark.parametrize("bomb", [
+    # memfd files, each under the file-size limit and mapped by no process: no resident memory
+    "import os, time\nfds = []\nfor i in range(10):\n    fd = os.memfd_create(f'm{i}')\n"
+    "    for _ in range(100):\n        os.write(fd, b'x' * 2**20)\n    fds.append(fd)\ntime.sleep(30)",
+    # files in the sandbox's /tmp (a tmpfs), beside an array just under the per-process limit
+    "import numpy as np, time\nfor i in range(3):\n    open(f'/tmp/f{i}', 'wb').write(b'x' * 100 * 2**20)\n"
+    "a = np.ones(250 * 2**20 // 8)\nprint('ARRAY')\ntime.sleep(30)",
+])
+def test_shared_memory_counts_against_the_memory_limit(bwrap, tmp_path, bomb):
+    """1 GiB in memfd files, or 300 MiB of tmpfs files and a 250 MiB array, under a 512 MiB limit:
+    the sandbox's control group counts every page, the kernel stops it, the grader names it."""
+    import time
+
+    from kpcourse.grading.limits import Limits
+
+    _control_groups()
+    started = time.monotonic()
+    result, texts = _run_cells(tmp_path, ["print('before')", bomb, "print('after')"],
+                               limits=Limits(memory_bytes=512 * 2**20, tmp_bytes=512 * 2**20))
+    assert result["cgroup"] in (1, 2), result
+    assert result["limit"] == "memory", ({k: v for k, v in result.items() if k != "log"}, texts)
+    assert time.monotonic() - started < 25, "stopped when the limit was passed, not at the end"
+
+
+def test_a_control_group_caps_processes_whatever_the_user():
+    """The process limit counts the sandbox's own processes, not every process of its user."""
+    import subprocess
+
+    from kpcourse.grading.cgroup import Group
+
+    _control_groups()
+    group, _ = Group.create(2**30, 20)
+    try:
+        proc = subprocess.run(group.wrap(["/bin/sh", "-c", "for i in $(seq 40); do sleep 3 & done; wait"]),
+                              capture_output=True, text=True, timeout=60)
+        events = (group.folders[-1] / "pids.events").read_text().split()
+        assert events[0] == "max" and int(events[1]) > 0, (events, proc.stderr[-500:])
+    finally:
+        group.close()
+    assert not any(f.exists() for f in group.folders), "the group was not removed"

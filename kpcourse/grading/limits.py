@@ -8,7 +8,9 @@
   threads (``RLIMIT_NPROC``, counted per sandbox: each runs as its own user), the
   largest file (``RLIMIT_FSIZE``); and the output each cell keeps (:func:`cap_outputs`);
 * around the sandbox, by the grader (:mod:`.sandbox`): the memory of all the sandbox's
-  processes together, the bytes written to its work folder, the size of its ``/tmp``;
+  processes together and their number, in a control group of its own (:mod:`.cgroup`: every
+  page counted, shared memory included; where none can be made, resident memory), the bytes
+  written to its work folder, the size of its ``/tmp``;
 * in the grader, on what comes back (:mod:`.trusted`): the executed notebook and the
   answers are read with size caps, outputs capped again.
 
@@ -36,10 +38,12 @@ class Limits:
     ----------
     memory_bytes : int, default=2 GiB
         Memory of the submission: of each of its processes (``RLIMIT_DATA``: an
-        allocation past it raises ``MemoryError``) and of all of them together
-        (resident; past it the sandbox is stopped).
+        allocation past it raises ``MemoryError``) and of all of them together (its
+        control group: memfd, tmpfs and mapped files included; past it the sandbox is
+        stopped).
     processes : int, default=256
-        Processes and threads the submission may run at once.
+        Processes and threads the submission may run at once (its control group's
+        ``pids.max``, and ``RLIMIT_NPROC`` of its user).
     tmp_bytes : int, default=512 MiB
         Size of the sandbox's ``/tmp`` (where ``HOME`` also lives).
     work_bytes : int, default=256 MiB

@@ -9,9 +9,9 @@ and the course data. It sees nothing of the course root (``source/``,
 has no network, its own process namespace, no capabilities, an empty ``HOME``, and two
 writable folders of its own (``answers/`` and ``out/``). When the grader is root it runs
 as an unprivileged user of its own (:func:`_user_slot`). Its resources are limited
-(:mod:`.limits`): inside, by the kernel's per-process limits; here, by a watch over its
-processes' memory and the bytes it wrote, and its time budget; past any of them it is
-killed.
+(:mod:`.limits`): inside, by the kernel's per-process limits; here, by a control group of
+its own (:mod:`.cgroup`: all its memory, its processes), the bytes it wrote and its time
+budget; past any of them it is killed.
 
 Where bubblewrap is missing or cannot run, the notebook still runs, without the
 boundary, and the result says ``isolated: False`` so that the grader can say so
@@ -35,6 +35,8 @@ import tempfile
 import threading
 import time
 from pathlib import Path
+
+from kpcourse.grading.cgroup import Group
 
 __all__ = ["available", "run_notebook", "run_python", "read_untrusted", "IsolationUnavailable"]
 
@@ -259,7 +261,7 @@ def run_python(module, arguments, workdir, budget, limits=None, allowed=None):
     if ok and mode == "require" and _launch()[0] == "root":
         raise IsolationUnavailable(f"KPCOURSE_ISOLATION=require but {why}")
     with contextlib.ExitStack() as stack:
-        user = None
+        user, group, group_why = None, None, "no sandbox"
         if ok:
             user = stack.enter_context(_user_slot()) if _launch()[0] == "user" else None
             _grant(workdir, user)
@@ -269,6 +271,10 @@ def run_python(module, arguments, workdir, budget, limits=None, allowed=None):
             if user is not None:
                 argv += ["--user", str(user)]
             cmd = bwrap_command(workdir, argv, env, user=user, tmp_bytes=limits.tmp_bytes, overlays=overlays)
+            group, group_why = Group.create(limits.memory_bytes, limits.processes)
+            if group is not None:  # every page and process of the sandbox counted, whatever its user
+                stack.callback(group.close)
+                cmd = group.wrap(cmd)
             cwd, run_env = None, {"PATH": os.environ.get("PATH", "/usr/bin:/bin")}
         else:
             env = _env(str(workdir), str(workdir / "in" / "probes.json"))
@@ -282,9 +288,10 @@ def run_python(module, arguments, workdir, budget, limits=None, allowed=None):
             cwd, run_env = workdir / "run", env
         proc = subprocess.Popen(cmd, cwd=cwd, env=run_env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                 text=True, errors="replace", start_new_session=True)
-        log, killed, limit = _watch(proc, workdir, budget, limits)
+        log, killed, limit = _watch(proc, workdir, budget, limits, group)
     return {"isolated": ok, "why": why, "uid": user if user is not None else os.geteuid(),
-            "returncode": proc.returncode, "log": log, "killed": killed, "limit": limit}
+            "returncode": proc.returncode, "log": log, "killed": killed, "limit": limit,
+            "cgroup": group.version if group is not None else None, "cgroup_why": group_why}
 
 
 def read_untrusted(base, parts, max_bytes):
@@ -324,8 +331,13 @@ def read_untrusted(base, parts, max_bytes):
 
 
 # ---------------------------------------------------------------- the watch
-def _watch(proc, workdir, budget, limits, every=0.25):
-    """Wait for the sandbox; stop it past its time budget, its memory or its disk allowance."""
+def _watch(proc, workdir, budget, limits, group=None, every=0.25):
+    """Wait for the sandbox; stop it past its time budget, its memory or its disk allowance.
+
+    Memory: with a control group, once the kernel has killed a process of it for passing its
+    limit (all pages counted, shared memory included); without one, once the resident memory
+    of its processes passes the limit.
+    """
     tail = collections.deque(maxlen=200)
     reader = threading.Thread(target=lambda: [tail.append(line[-500:]) for line in proc.stdout], daemon=True)
     reader.start()
@@ -335,7 +347,7 @@ def _watch(proc, workdir, budget, limits, every=0.25):
         while proc.poll() is None:
             if time.monotonic() > deadline:
                 killed = True
-            elif _tree_memory(proc.pid) > limits.memory_bytes:
+            elif group.oom_kills() if group is not None else _tree_memory(proc.pid) > limits.memory_bytes:
                 limit = "memory"
             elif _written(workdir, ("answers", "out")) > limits.work_bytes:
                 limit = "disk"
@@ -348,6 +360,8 @@ def _watch(proc, workdir, budget, limits, every=0.25):
             _kill_group(proc)
         proc.wait()
         reader.join(timeout=5)
+    if limit is None and group is not None and group.oom_kills():
+        limit = "memory"  # killed between two looks, just before the end
     if limit is None and _written(workdir, ("answers", "out")) > limits.work_bytes:
         limit = "disk"  # written between two looks, just before the end
     return "".join(tail)[-6000:], killed, limit

@@ -148,6 +148,10 @@ class TrustedExecute(NbGraderPreprocessor):
             if not result["isolated"]:
                 self.log.warning("NOT ISOLATED: %s/%s ran without a sandbox (%s)", info.get("student"),
                                  assignment, result["why"])
+            elif result.get("cgroup") is None:
+                self.log.warning("%s/%s: no control group (%s): its memory limit counts resident memory only, "
+                                 "not shared memory, and its process limit counts its user's processes",
+                                 info.get("student"), assignment, result.get("cgroup_why"))
             summary = Summary(
                 student=info.get("student"), assignment=assignment, notebook=notebook,
                 isolated=result["isolated"], why_not_isolated=result["why"], killed=result["killed"],
