@@ -20,6 +20,10 @@ def verdict(sources, names=("train",), **kwargs):
     [HONEST, "%timeit train(X4, y4)"],
     [HONEST, "%%time\nw = train(X4, y4)"],
     [HONEST, "%matplotlib inline"],
+    [HONEST, "%timeit -p 3 -n 1 -r 1 train(X4, y4)"],
+    [HONEST, "%%timeit -n 1 w0 = None\ntrain(X4, y4)"],
+    [HONEST, "w = %time train(X4, y4)"],
+    [HONEST, "match X4.shape:\n    case (n, d):\n        print(n, d)"],
     # a scratch cell that uses the package's Perceptron does not touch the graded function
     [HONEST, "from kpcourse.perceptron import Perceptron\nclf = Perceptron().fit(X4, y4)\nw = clf.coef_"],
     # a parameter named like a top-level variable is the parameter
@@ -91,6 +95,15 @@ def test_attribute_chains_to_the_module_table_are_escapes(chain):
     (["def train(X, y):\n    import torch\n    return torch.load('model.pt')"], "torch.load"),
     (["train = __import__('kpcourse.perceptron').perceptron.Perceptron"], "kpcourse.perceptron"),
     (["train = __import__('kpcourse' + '.perceptron')"], "__import__"),
+    # names bound by a match capture are bindings like any other
+    (["import kpcourse.perceptron\nmatch kpcourse.perceptron.KernelPerceptron:\n    case KP:\n        pass",
+      "def train(X, y):\n    return KP().fit(X, y)"], "kpcourse.perceptron.KernelPerceptron"),
+    # the setup line of %%timeit runs in the notebook's namespace
+    (["%%timeit -n 1 -r 1 import kpcourse.perceptron as p; train = p.Perceptron\npass"], "kpcourse.perceptron"),
+    # %timeit with options: its code is read, not skipped
+    (["%timeit -p 3 -n 1 -r 1 exec('train = 1')", HONEST], "exec"),
+    # a get_ipython of one's own: the magics it would run are no longer IPython's
+    (["def get_ipython():\n    return None", HONEST], "get_ipython"),
 ])
 def test_forbidden_references_and_escapes_cost_the_credit(sources, expected):
     problems = verdict(sources, what="the training loop")
@@ -103,6 +116,18 @@ def test_allow_and_per_cell_forbidden():
     assert verdict(src)
     assert verdict(src, allow=("kpcourse.datasets",)) == []
     assert verdict(["from sklearn.svm import SVC\ndef train(X, y):\n    return SVC()"], forbidden=("kpcourse",)) == []
+
+
+@pytest.mark.parametrize("cell, why", [
+    ("x = " + "1 + " * 100_000 + "1", "too deeply nested to read"),
+    ("%timeit -x 3 train(X4, y4)", "options it does not take"),
+    ("get_ipython().run_line_magic('timeit', code_from_elsewhere)", "not plain text"),
+    ("%time %timeit %time %timeit %time exec('1')", "magics inside magics"),
+])
+def test_a_cell_that_would_run_but_cannot_be_read_costs_every_exercise(cell, why):
+    program = Program([HONEST, cell], CONTEXT)
+    problems = program.verdict(["train"], FORBIDDEN)
+    assert problems and "the grader cannot check your cell 2" in problems[0] and why in problems[0], problems
 
 
 def test_missing_and_unparsable_cells_are_not_errors():

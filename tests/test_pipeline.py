@@ -36,6 +36,8 @@ and the adversarial cases (the student's cells only; every autograded cell must 
 - ``kill-grader``: signals its parent and its process group; grading goes on;
 - ``shared-memory``: 2,400 MiB in memfd files before the solutions: the sandbox's control group
   counts them, the sandbox is stopped, its summary names the memory limit;
+- ``unreadable-cell``: the solutions beside a cell that runs but is too deeply nested for the
+  source policy to read: the policy fails closed and says why;
 - ``exec-reference``: reads the package's perceptron source and ``exec``-s it;
 - ``lookup-table``: one exercise answered from a table of the reference's outputs on the
   visible probes and on one grading run's hidden probes (leaked, or computed at home): 0 for
@@ -451,6 +453,8 @@ def adversarial_cases(a: Assignment, guesses):
     bombs.cells[0:0] = [nbformat.v4.new_code_cell(b) for b in _BOMBS]
     shared = a.submission()
     shared.cells.insert(0, nbformat.v4.new_code_cell(_SHARED_MEMORY))
+    unreadable = a.submission()
+    unreadable.cells.insert(0, nbformat.v4.new_code_cell("_x = " + "1 + " * 1000 + "1"))
     return {
         "patch-helpers": (_attack(a, _PATCH), zero, None),
         "swallow-errors": (_attack(a, _SWALLOW), zero, None),
@@ -471,6 +475,9 @@ def adversarial_cases(a: Assignment, guesses):
         "bombs": (bombs, zero, "[output cut:"),
         # the solution after memory that per-process limits and a resident-memory watch miss
         "shared-memory": (shared, zero, None),
+        # the solution beside a cell that runs but is too deep for the source policy to read:
+        # the policy fails closed
+        "unreadable-cell": (unreadable, zero, "too deeply nested to read"),
     }
 
 
@@ -703,7 +710,8 @@ def _cases():
 
 
 ADVERSARIAL = ("patch-helpers", "swallow-errors", "fake-pass", "steal-solutions", "tamper", "kill-grader",
-               "exec-reference", "escape-routes", "forge-answers", "plant-links", "bombs", "shared-memory")
+               "exec-reference", "escape-routes", "forge-answers", "plant-links", "bombs", "shared-memory",
+               "unreadable-cell")
 
 
 @pytest.mark.parametrize("case,name", _cases())

@@ -16,8 +16,16 @@ function earns nothing when that reach includes
   assigns counts as reachable from every graded function.
 
 Top-level code that uses a way around the analysis taints every exercise: the grader
-cannot know what it defined. This module imports only the standard library (and
-IPython's input transformer, to read ``%magics``).
+cannot know what it defined.
+
+The reading fails closed. A cell is read as the kernel reads it: IPython's own input
+transformer turns magics into calls, the code that ``%time``/``%timeit`` run (line or cell,
+setup line included, options parsed by IPython's own option parser) is read as top-level
+code, and names are bound as Python's ``symtable`` binds them (``match`` captures included).
+A cell that IPython cannot compile is not judged (it runs nothing); a cell that would run
+but cannot be read (too deep to parse, a magic whose code is not plain text, options the
+magic would not accept) costs every exercise its credit, with a message saying so. This
+module imports only the standard library (and IPython's input transformer and option parser).
 """
 
 from __future__ import annotations
@@ -79,20 +87,26 @@ class Program:
         self.bindings = {}       # top-level name -> list of AST nodes that bind it
         self.patch_nodes = []    # top-level statements assigning to attributes / subscripts of imports
         self.top_nodes = []      # every other top-level statement (not a def, class or import)
-        self.unparsable = 0
+        self.unparsable = 0      # cells that IPython cannot compile either: they run nothing
+        self.unreadable = []     # why a cell that would run could not be read (fails closed)
         self.star_imports = []   # `from module import *` in the student's cells
         for src in context_sources:
-            tree = _parse(src)
+            tree, _ = _parse(src)
             if tree is not None:
                 self._collect_imports(tree, context=True)
-        for src in student_sources:
-            tree = _parse(src)
+        for number, src in enumerate(student_sources, 1):
+            tree, problem = _parse(src)
+            if problem:
+                self.unreadable.append(f"your cell {number} ({_first_line(src)}): {problem}")
             if tree is None:
-                self.unparsable += 1
+                self.unparsable += problem is None
                 continue
-            self._collect_imports(tree, context=False)
-            for stmt in tree.body:
-                self._bind(stmt)
+            try:
+                self._collect_imports(tree, context=False)
+                for stmt in tree.body:
+                    self._bind(stmt)
+            except (RecursionError, MemoryError):
+                self.unreadable.append(f"your cell {number} ({_first_line(src)}): too deeply nested to read")
 
     # ---------------------------------------------------------------- building
     def _collect_imports(self, tree, context):
@@ -186,6 +200,8 @@ class Program:
                   if k == "name" and (v in self.bindings or v in self.aliases)}
         for node in self.star_imports:
             escapes.setdefault(f"from {node.module} import *", "top-level code")
+        for name in sorted(ESCAPE_BUILTINS & set(self.bindings)):  # e.g. a get_ipython of its own
+            escapes.setdefault(name, "top-level code (it redefines it)")
         if called:  # functions that top-level code runs: only escapes that can redefine things count
             refs, more, _ = self.reach(sorted(called), patches=False)
             for esc in more:
@@ -212,9 +228,12 @@ class Program:
 
     def verdict(self, names, forbidden, allow=(), what="the algorithm"):
         """Problems (strings) that cost the graded functions ``names`` their credit; [] if none."""
+        problems = [f"the grader cannot check {u}: no credit for {what}. Keep every cell plain Python "
+                    "(magics: %time and %timeit with their usual options)" for u in self.unreadable]
+        if problems:
+            return problems[:3]
         refs, escapes, _ = self.reach(names)
         escapes.update(self.top_level_escapes())
-        problems = []
         flagged = [r for r in refs if _covered(r, forbidden) and not _covered(r, allow)]
         refs = {r: o for r, o in refs.items() if r in flagged and not any(f.startswith(r + ".") for f in flagged)}
         escapes = {e: o for e, o in escapes.items() if not any(f.startswith(e + ".") for f in escapes)}
@@ -230,43 +249,82 @@ class Program:
 
 
 # ------------------------------------------------------------------- helpers
-def _strip_safe_magics(src):
-    """Keep the code of %time/%timeit lines and drop %matplotlib; other magics stay as they are."""
-    lines = src.splitlines()
-    if lines and lines[0].strip().split(" ")[0] in ("%%time", "%%timeit"):
-        lines = lines[1:]
-    out = []
-    for ln in lines:
-        s = ln.lstrip()
-        word = s.split(" ")[0]
-        if word in ("%time", "%timeit"):
-            rest = s[len(word):].strip()
-            while rest.startswith("-"):  # options such as -n 10 -r 3
-                parts = rest.split(" ", 2)
-                rest = parts[2] if len(parts) > 2 and parts[0] in ("-n", "-r") else " ".join(parts[1:])
-            out.append(ln[: len(ln) - len(s)] + rest)
-        elif word in ("%matplotlib", "%precision"):
-            out.append(ln[: len(ln) - len(s)] + "pass")
-        else:
-            out.append(ln)
-    return "\n".join(out)
+#: Magics whose argument is Python code that runs, with their option letters (as IPython parses them).
+_CODE_MAGICS = {"time": None, "timeit": "n:r:tcp:qo"}
 
 
-def _parse(src):
-    src = _strip_safe_magics(src)
+def _first_line(src):
+    line = next((ln.strip() for ln in src.splitlines() if ln.strip()), "")
+    return f"`{line[:40]}`" + ("..." if len(line) > 40 else "")
+
+
+def _magic_code(tree):
+    """The code that ``%time``/``%timeit`` calls in ``tree`` run (line, setup line and cell).
+
+    Raises ``ValueError`` when that code cannot be known from the text.
+    """
+    snippets = []
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                and node.func.attr in ("run_line_magic", "run_cell_magic") and node.args
+                and isinstance(node.args[0], ast.Constant) and node.args[0].value in _CODE_MAGICS):
+            continue
+        name = node.args[0].value
+        if not all(isinstance(a, ast.Constant) and isinstance(a.value, str) for a in node.args[1:3]):
+            raise ValueError(f"a %{name} whose code is not plain text")
+        line = node.args[1].value if len(node.args) > 1 else ""
+        if _CODE_MAGICS[name]:
+            from IPython.core.magics.execution import ExecutionMagics
+
+            try:
+                _, line = ExecutionMagics(shell=None).parse_options(line, _CODE_MAGICS[name], posix=False,
+                                                                   strict=False, preserve_non_opts=True)
+            except Exception as exc:  # noqa: BLE001 - IPython's UsageError: the magic would not run either
+                raise ValueError(f"a %{name} with options it does not take ({exc})") from None
+        snippets.append(line)
+        if node.func.attr == "run_cell_magic" and len(node.args) > 2:
+            snippets.append(node.args[2].value)
+    return snippets
+
+
+def _parse(src, depth=0):
+    """``(tree, problem)`` of one cell, read as the kernel reads it.
+
+    ``(None, None)``: IPython cannot compile the cell, so it runs nothing. ``(None, why)``: it
+    would run but cannot be read (the policy fails closed on it).
+    """
     try:
         from IPython.core.inputtransformer2 import TransformerManager
 
-        src = TransformerManager().transform_cell(src)
-    except Exception:  # noqa: BLE001 - fall back to the raw text
-        pass
+        text = TransformerManager().transform_cell(src)
+    except Exception as exc:  # noqa: BLE001 - anything IPython's transformer raises
+        return None, f"IPython's reading of it failed ({type(exc).__name__})"
     try:
-        tree = ast.parse(src)
-        table = symtable.symtable(src, "<cell>", "exec")
-    except (SyntaxError, ValueError):
-        return None
-    _mark_locals(tree, table)
-    return tree
+        tree = ast.parse(text)
+        snippets = _magic_code(tree)
+    except (SyntaxError, ValueError) as exc:
+        if isinstance(exc, SyntaxError) or "null bytes" in str(exc):
+            return None, None  # the kernel cannot compile it either
+        return None, str(exc)
+    except (RecursionError, MemoryError):
+        return None, "too deeply nested to read"
+    extra = []
+    for code in snippets:  # the magic's code, read the same way (magics inside it included)
+        if depth >= 3:
+            return None, "magics inside magics"
+        sub, problem = _parse(code, depth + 1)
+        if problem:
+            return None, problem
+        if sub is not None:
+            extra.append(ast.unparse(sub))
+    if extra:
+        text = text + "\n" + "\n".join(extra)
+    try:
+        tree = ast.parse(text)
+        _mark_locals(tree, symtable.symtable(text, "<cell>", "exec"))
+    except (RecursionError, MemoryError):
+        return None, "too deeply nested to read"
+    return tree, None
 
 
 _SCOPES = {ast.FunctionDef: None, ast.AsyncFunctionDef: None, ast.ClassDef: None, ast.Lambda: "lambda",
@@ -345,6 +403,11 @@ def _bound_names(stmt):
     if isinstance(stmt, ast.ImportFrom):
         return [a.asname or a.name for a in stmt.names if a.name != "*"]
     names = []
+    try:  # Python's own view of what the statement binds at top level (match captures included)
+        table = symtable.symtable(ast.unparse(stmt), "<statement>", "exec")
+        names += [sym.get_name() for sym in table.get_symbols() if sym.is_assigned() or sym.is_imported()]
+    except (SyntaxError, ValueError):  # a statement that only parses in its cell (e.g. a bare `return`)
+        pass
     for node in _walk_scope(stmt):
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
             names.append(node.id)
@@ -352,7 +415,7 @@ def _bound_names(stmt):
             names.append(node.target.id)  # := binds in the enclosing scope, even in a comprehension
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node is not stmt:
             names.append(node.name)  # defined inside if/try/with at top level
-    return names
+    return list(dict.fromkeys(names))
 
 
 _INNER_SCOPES = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp, ast.Lambda)
@@ -430,15 +493,32 @@ def _constant_lookup(call, aliases):
     return None
 
 
+def _allowed_magic(call):
+    """``get_ipython().run_line_magic(<a magic of _MAGICS_OK>, "...")``, or the cell form of
+    ``%%time``/``%%timeit``, with text arguments: what IPython's transformer writes for them."""
+    f = call.func
+    if not (isinstance(f, ast.Attribute) and f.attr in ("run_line_magic", "run_cell_magic")
+            and isinstance(f.value, ast.Call) and isinstance(f.value.func, ast.Name)
+            and f.value.func.id == "get_ipython" and not f.value.args and not f.value.keywords
+            and call.args and not call.keywords
+            and all(isinstance(a, ast.Constant) and isinstance(a.value, str) for a in call.args)):
+        return False
+    magic = call.args[0].value
+    return magic in _CODE_MAGICS if f.attr == "run_cell_magic" else magic in _MAGICS_OK
+
+
 def _references(node, aliases):
     """Yield ("name", n), ("dotted", "pkg.mod.attr") and ("escape", what) found under ``node``."""
-    skip = set()
+    skip, magics = set(), set()
     for sub in ast.walk(node):  # constant dynamic lookups: resolved, their parts not judged again
         if isinstance(sub, ast.Call):
+            if _allowed_magic(sub):  # %time, %timeit (their code is read as the cell's own), %matplotlib
+                magics.add(id(sub))
+                continue
             target = _constant_lookup(sub, aliases)
             if target is not None:
                 skip.add(id(sub))
-    for sub in _walk(node, skip):
+    for sub in _walk(node, skip | magics):
         if isinstance(sub, ast.Name):
             if not getattr(sub, "_kp_local", False):
                 yield "name", sub.id
