@@ -34,14 +34,18 @@ _COUNTER = itertools.count()
 _ENTER = 'n=$1; shift; while [ "$n" -gt 0 ]; do echo $$ > "$1" || exit 121; shift; n=$((n-1)); done; exec "$@"'
 
 
+def _lines(path):
+    """The lines of a file of ``/proc`` (none where it cannot be read)."""
+    try:
+        return Path(path).read_text().splitlines()
+    except OSError:
+        return []
+
+
 def _mounts():
     """``{(fstype, controller or "") : mount point}`` of the cgroup file systems."""
     found = {}
-    try:
-        lines = Path("/proc/self/mounts").read_text().splitlines()
-    except OSError:
-        return found
-    for line in lines:
+    for line in _lines("/proc/self/mounts"):
         fields = line.split()
         if len(fields) < 4:
             continue
@@ -58,11 +62,7 @@ def _mounts():
 def _own():
     """``{controller or "": path}`` of this process's groups (``""``: the v2 one)."""
     own = {}
-    try:
-        lines = Path("/proc/self/cgroup").read_text().splitlines()
-    except OSError:
-        return own
-    for line in lines:
+    for line in _lines("/proc/self/cgroup"):
         _, controllers, path = line.split(":", 2)
         for c in controllers.split(",") if controllers else [""]:
             own[c] = path
