@@ -137,6 +137,12 @@ def test_missing_and_unparsable_cells_are_not_errors():
     assert program.reach(["train"])[2] == ["train"]
 
 
+def test_a_cell_only_the_compiler_refuses_is_not_an_error():
+    program = Program(["nonlocal x", HONEST], CONTEXT)  # parses, but no scope table: it never runs
+    assert program.unparsable == 1 and program.unreadable == []
+    assert program.verdict(["train"], FORBIDDEN) == []
+
+
 def test_loops_follow_helpers():
     program = Program(["def helper(X):\n    return [x for x in X]\n\ndef gram(X, Z):\n    return helper(X)",
                        "def vectorised(X, Z):\n    return X @ Z.T"], CONTEXT)

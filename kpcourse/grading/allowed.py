@@ -17,8 +17,10 @@ name keeps that installed package. This module imports only the standard library
 from __future__ import annotations
 
 import ast
+import glob
 import importlib.util
 import shutil
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -99,11 +101,13 @@ class Allowed:
         _copy_module(root / "__init__.py", trimmed)
         for part in self.parts():
             source = root / part if (root / part).is_dir() else root / f"{part}.py"
-            if source.is_dir():
-                for path in sorted(source.rglob("*.py")):
-                    _copy_module(path, trimmed / path.parent.relative_to(root))
-                for path in sorted(source.rglob("*")):  # data files (tables of hints, probes)
-                    if path.is_file() and path.suffix not in (".py", ".pyc") and "__pycache__" not in path.parts:
+            if source.is_dir():  # its modules and its data files (tables of hints, probes)
+                for path in sorted(source.rglob("*")):
+                    if not path.is_file() or "__pycache__" in path.parts or path.suffix == ".pyc":
+                        continue
+                    if path.suffix == ".py":
+                        _copy_module(path, trimmed / path.parent.relative_to(root))
+                    else:
                         (trimmed / path.parent.relative_to(root)).mkdir(parents=True, exist_ok=True)
                         shutil.copy2(path, trimmed / path.relative_to(root))
             elif source.is_file():
@@ -130,9 +134,6 @@ def foreign_site_packages():
     """Folders of installed packages that the grader's own Python does not use (the base
     interpreter's, the system's): empty in the sandbox, so that no path added to ``sys.path``
     reaches a package the assignment leaves out."""
-    import glob
-    import sys
-
     own = {str(Path(p).resolve()) for p in sys.path if p and Path(p).is_dir()}
     roots = {sys.base_prefix, sys.prefix, sys.exec_prefix, "/usr", "/usr/local", "/opt/conda"}
     patterns = ("lib/python3*/site-packages", "lib/python3*/dist-packages", "lib/python3/dist-packages",

@@ -142,25 +142,11 @@ class Group:
         return ["/bin/sh", "-c", _ENTER, "sh", str(len(procs)), *procs, *argv]
 
     def oom_kills(self):
-        """How many processes the kernel killed for passing the memory limit (0 when unknown)."""
+        """How many processes the kernel killed for passing the memory limit (the ``oom_kill``
+        line of ``memory.events``, v2, or ``memory.oom_control``, v1; 0 when unknown)."""
         name = "memory.events" if self.version == 2 else "memory.oom_control"
-        try:
-            for line in (self.folders[0] / name).read_text().splitlines():
-                key, _, value = line.partition(" ")
-                if key == "oom_kill" or (self.version == 1 and key == "under_oom" and value.strip() == "1"):
-                    if int(value) > 0:
-                        return int(value)
-        except (OSError, ValueError):
-            pass
-        return 0
-
-    def peak_bytes(self):
-        """The most memory the group held at once (``None`` where the kernel does not say)."""
-        name = "memory.peak" if self.version == 2 else "memory.max_usage_in_bytes"
-        try:
-            return int((self.folders[0] / name).read_text().split()[0])
-        except (OSError, ValueError, IndexError):
-            return None
+        counts = dict(line.partition(" ")[::2] for line in _lines(self.folders[0] / name))
+        return int(counts.get("oom_kill", "0").strip() or 0)
 
     def close(self, wait=5.0):
         """Kill every process still in the group, then remove it."""

@@ -13,6 +13,8 @@ import re
 
 from nbgrader.preprocessors import NbGraderPreprocessor
 
+from kpcourse.grading.inert import make_inert
+
 __all__ = ["ScrubHiddenTests", "MakeInert", "split_hidden", "HIDDEN_BEGIN", "HIDDEN_END", "ANSI"]
 
 HIDDEN_BEGIN, HIDDEN_END = "### BEGIN HIDDEN TESTS", "### END HIDDEN TESTS"
@@ -49,8 +51,6 @@ class MakeInert(NbGraderPreprocessor):
     """
 
     def preprocess(self, nb, resources):
-        from kpcourse.grading.inert import make_inert
-
         for change in make_inert(nb):
             self.log.info("%s: %s", resources.get("unique_key", "notebook"), change)
         return nb, resources

@@ -67,7 +67,10 @@ READING_ESCAPES = frozenset({"getattr", "open", "inspect", "os", "pathlib", "io"
                              "help", "breakpoint", "memoryview"})
 _ALLOWED_DUNDERS = frozenset({"__init__", "__name__", "__doc__", "__len__", "__call__", "__eq__",
                               "__lt__", "__repr__", "__str__", "__iter__", "__next__", "__getitem__"})
-_MAGICS_OK = frozenset({"time", "timeit", "matplotlib", "precision"})
+#: Magics whose argument is Python code that runs, with their option letters (as IPython parses them).
+_CODE_MAGICS = {"time": None, "timeit": "n:r:tcp:qo"}
+#: Magics a cell may use: the code magics (their code is read as the cell's own) and two that run none.
+_MAGICS_OK = frozenset({*_CODE_MAGICS, "matplotlib", "precision"})
 
 
 class Program:
@@ -249,10 +252,6 @@ class Program:
 
 
 # ------------------------------------------------------------------- helpers
-#: Magics whose argument is Python code that runs, with their option letters (as IPython parses them).
-_CODE_MAGICS = {"time": None, "timeit": "n:r:tcp:qo"}
-
-
 def _first_line(src):
     line = next((ln.strip() for ln in src.splitlines() if ln.strip()), "")
     return f"`{line[:40]}`" + ("..." if len(line) > 40 else "")
@@ -301,13 +300,14 @@ def _parse(src, depth=0):
         return None, f"IPython's reading of it failed ({type(exc).__name__})"
     try:
         tree = ast.parse(text)
-        snippets = _magic_code(tree)
-    except (SyntaxError, ValueError) as exc:
-        if isinstance(exc, SyntaxError) or "null bytes" in str(exc):
-            return None, None  # the kernel cannot compile it either
-        return None, str(exc)
+    except (SyntaxError, ValueError):  # a syntax error or a null byte: the kernel cannot compile it either
+        return None, None
     except (RecursionError, MemoryError):
         return None, "too deeply nested to read"
+    try:
+        snippets = _magic_code(tree)
+    except ValueError as exc:
+        return None, str(exc)
     extra = []
     for code in snippets:  # the magic's code, read the same way (magics inside it included)
         if depth >= 3:
@@ -317,11 +317,13 @@ def _parse(src, depth=0):
             return None, problem
         if sub is not None:
             extra.append(ast.unparse(sub))
-    if extra:
-        text = text + "\n" + "\n".join(extra)
     try:
-        tree = ast.parse(text)
+        if extra:
+            text = text + "\n" + "\n".join(extra)
+            tree = ast.parse(text)
         _mark_locals(tree, symtable.symtable(text, "<cell>", "exec"))
+    except SyntaxError:  # what only the compiler refuses (`nonlocal` or `return` at top level)
+        return None, None
     except (RecursionError, MemoryError):
         return None, "too deeply nested to read"
     return tree, None
@@ -551,9 +553,9 @@ def _references(node, aliases):
         elif isinstance(sub, ast.Call):
             parts = _dotted(sub.func)
             if parts and parts[-1] in ("run_line_magic", "run_cell_magic", "system", "getoutput"):
+                # the allowed magics were left out above (_allowed_magic): any other is an escape
                 magic = sub.args[0].value if sub.args and isinstance(sub.args[0], ast.Constant) else None
-                if parts[-1] != "run_line_magic" or magic not in _MAGICS_OK:
-                    yield "escape", f"%{magic or parts[-1]}"
+                yield "escape", f"%{magic or parts[-1]}"
         elif isinstance(sub, ast.Constant) and isinstance(sub.value, str) and "__" in sub.value \
                 and any(w in sub.value for w in ("__import__", "__builtins__", "__globals__", "__subclasses__",
                                                   "__main__")):

@@ -343,11 +343,17 @@ def _watch(proc, workdir, budget, limits, group=None, every=0.25):
     reader.start()
     deadline = time.monotonic() + budget
     killed, limit = False, None
+
+    def over_memory():
+        if group is not None:
+            return group.oom_kills() > 0
+        return _tree_memory(proc.pid) > limits.memory_bytes
+
     try:
         while proc.poll() is None:
             if time.monotonic() > deadline:
                 killed = True
-            elif group.oom_kills() if group is not None else _tree_memory(proc.pid) > limits.memory_bytes:
+            elif over_memory():
                 limit = "memory"
             elif _written(workdir, ("answers", "out")) > limits.work_bytes:
                 limit = "disk"

@@ -107,13 +107,17 @@ def page_text(context, url, screenshot):
     return text
 
 
-def golden_case(name):
-    """One common mistake of ``tests/golden/02-perceptron-by-hand.py`` (``replace``, ``expect``, ``message``)."""
-    path = REPO / "tests" / "golden" / f"{ASSIGNMENT}.py"
-    spec = importlib.util.spec_from_file_location("golden_02_for_exchange", path)
+def load_from_tests(relative, name):
+    """A module of ``tests/`` loaded by its path (``tests/`` is not on this folder's import path)."""
+    spec = importlib.util.spec_from_file_location(name, REPO / "tests" / relative)
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
-    return mod.CASES[name]
+    return mod
+
+
+def golden_case(name):
+    """One common mistake of ``tests/golden/02-perceptron-by-hand.py`` (``replace``, ``expect``, ``message``)."""
+    return load_from_tests(f"golden/{ASSIGNMENT}.py", "golden_02_for_exchange").CASES[name]
 
 
 def _env_path():

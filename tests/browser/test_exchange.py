@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import csv
 import html
-import importlib.util
 import json
 import re
 import sys
@@ -48,6 +47,7 @@ from exchange import (
     Formgrader,
     feedback_header,
     golden_case,
+    load_from_tests,
     mode,
     nbgrader_cells,
     open_lab,
@@ -105,10 +105,7 @@ def edits(student):
 
 def hostile():
     """``tests/hostile.py``: the payloads, and where a page would run them."""
-    spec = importlib.util.spec_from_file_location("hostile_for_exchange", REPO / "tests" / "hostile.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_from_tests("hostile.py", "hostile_for_exchange")
 
 
 def hand_in_hostile(classroom):
@@ -116,9 +113,10 @@ def hand_in_hostile(classroom):
     import nbformat
 
     nb = nbformat.read(REPO / "release" / ASSIGNMENT / f"{NOTEBOOK}.ipynb", as_version=4)
+    solved = solutions()
     for gid, cell in nbgrader_cells(nb).items():
-        if gid in solutions():
-            cell.source = solutions()[gid]
+        if gid in solved:
+            cell.source = solved[gid]
     hostile().add_to(nb, {WRITTEN})
     folder = classroom.course / "submitted" / HOSTILE / ASSIGNMENT
     folder.mkdir(parents=True)
