@@ -1,11 +1,13 @@
 """Helpers the lesson tests share: a cell's probes, whether a function passes a cell, the pipeline's cases.
 
 ``passes(grader, lesson, cell, function)`` runs a grader's cell (its visible test and its hidden
-one, drawn from ``seed``) on a function in the student's place, in this process.
+one, drawn from ``seed``) on a function in the student's place, in this process; ``failing`` says
+which of the two a function fails.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 from pathlib import Path
 
@@ -26,6 +28,18 @@ def passes(grader, lesson, cell, function, seed=1):
     except AssertionError:
         return False
     return True
+
+
+def failing(grader, solution, cell, functions, seed=7):
+    """Which of ``cell``'s tests (``"visible"``, ``"hidden"``) fail on ``functions``, the source's ``solution``
+    standing in for the student's other functions: a copy of course code must fail both."""
+    judged, out = grader.cells(seed=seed)[cell], []
+    for kind, test in zip(("visible", "hidden"), judged.tests, strict=True):
+        try:
+            dataclasses.replace(judged, tests=[test]).judge_here({**solution, **functions})
+        except AssertionError:
+            out.append(kind)
+    return out
 
 
 def pipeline_cases():

@@ -113,8 +113,6 @@ def test_data_differences_tolerate_rounding_only():
 #: assignments issues 40-42 have not redesigned yet. This list only shrinks: a redesigned
 #: assignment draws every hidden input from the seed.
 FIXED_HIDDEN = {
-    ("03-dual-form", "ex1-dual-train-tests-bias"): 2, ("03-dual-form", "ex1-dual-train-tests-rate"): 3,
-    ("03-dual-form", "ex2-dual-predict-tests-details"): 2, ("03-dual-form", "ex3-primal-from-dual-tests-quiz"): 2,
     ("05-rbf-kernel", "ex2-rbf-predict-tests-score"): 1, ("06-gram-at-scale", "ex3-storage-tests-memory"): 4,
     ("06-gram-at-scale", "ex3-storage-tests-overflow"): 2, ("06-gram-at-scale", "ex3-storage-tests-tile"): 3,
 }

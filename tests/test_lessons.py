@@ -57,8 +57,10 @@ NO_ALGORITHM = {
                 names=("norm", "linalg", "argmax", "argmin", "sqrt", "dot", "matmul", "Counter", "intersection"),
                 operators=(ast.MatMult, ast.BitAnd, ast.Div)),
     "02": Rules(imports=_REFERENCES, nodes=(ast.While,)),
-    "03": Rules(imports=(*_REFERENCES, "kpcourse._dual", "kpcourse._checks_legacy", "scipy"),
-                nodes=(ast.While, ast.AugAssign), text=("_checks_legacy",), loops=(_BY_ANSWERS, ())),
+    # no merging, training, retraining or null-space search: a comparison only checks properties
+    "03": Rules(imports=(*_REFERENCES, "kpcourse._dual", "scipy"),
+                names=("svd", "lstsq", "unique", "bincount", "delete", "ix_", "argmin"),
+                nodes=(ast.While, ast.AugAssign), loops=(_BY_ANSWERS, ())),
     # no matrix product (a Gram matrix, a score, a gap), no comb (a count), no training loop
     "04": Rules(imports=(*_REFERENCES, "kpcourse._dual", "scipy", "math"), operators=(ast.MatMult,),
                 names=("comb", "dot", "matmul", "einsum", "inner", "factorial", "sqrt"), nodes=(ast.While,),
@@ -84,7 +86,7 @@ LEGACY_NOTEBOOK = ("HIDDEN TESTS", "no_reference_calls", "POLY_FORBIDDEN", "diag
 LEGACY_NOTEBOOK_OF = {"07": ("ovr_train",)}
 
 #: The graded solution cells of each source notebook: written answers, graded by hand, no grader cell.
-ANSWERS = {"01": ("ex5-similarity-answer",), "02": ("ex5-bias-answer",), "03": ("ex4-quiz-answer",),
+ANSWERS = {"01": ("ex5-similarity-answer",), "02": ("ex5-bias-answer",), "03": ("ex5-dual-answer",),
            "04": ("ex5-sets-answer",), "05": (),
            "06": ("ex4-safe-answer",), "07": ("ex4-flaws-answer", "ex5-averaged-answer"), "08": ("ex5-answer",)}
 

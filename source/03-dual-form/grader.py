@@ -1,172 +1,229 @@
 """Grader of assignment 03 (the dual form): references and hidden probes.
 
-The reference loop is ``dual_perceptron`` of ``source/references.py``; unit tests
-check that it trains exactly like ``KernelPerceptron`` and that its counts are ``Perceptron.alpha_``
-(this file imports neither: the kernel perceptron would load torch in the grader).
+Hidden inputs are drawn from the per-notebook seed: Gram matrices of random points (linear,
+quadratic and Gaussian kernels), separable or not, and small integer coordinates where the
+answer is a sum (every value exact in floating point). ``loo_predictions`` retrains with the
+notebook's locked helper, lesson 03's rule: ``dual_perceptron`` of ``source/references.py``.
 """
 
 import numpy as np
 
 from kpcourse.checks import lesson03 as visible
 from kpcourse.checks.exercise import Probe
-from kpcourse.datasets import circles, worked_example
 from kpcourse.grading import declared
-from kpcourse.grading.testdata import new_seed, random_separable, separable_gram
-from kpcourse.kernels import rbf
+from kpcourse.grading.testdata import random_separable
 
 _shared = declared.shared(__file__)
-dual_perceptron, labels_or_mistake = _shared.dual_perceptron, _shared.labels_or_mistake
+dual_perceptron = _shared.dual_perceptron
 
+#: kpcourse (its perceptrons and kernels), scikit-learn and SciPy (scipy.linalg.null_space, ...).
 FORBIDDEN = ("kpcourse", "sklearn", "scipy")
 
 
 # ----------------------------------------------------------------- references
-_DUAL_OPTIONS = {"sign0": {"zero_is_mistake": False}, "set": {"step": "set"}, "no_bias": {"bias": False},
-                 "bias_out": {"bias_in_score": False}, "bias_no_lr": {"bias_lr": False}}
+def _model(X, y, alpha):
+    X, y, alpha = np.asarray(X, dtype=float), np.asarray(y), np.asarray(alpha, dtype=float)
+    if X.ndim != 2 or y.shape != (len(X),) or alpha.shape != (len(X),):
+        raise ValueError("X must be (n, d), y and alpha of length n")
+    if np.any(alpha < 0):
+        raise ValueError("alpha must not be negative")
+    return X, y, alpha
 
 
-def dual_train(K, y, max_epochs=10, learning_rate=1.0, mistake=None):
+def merge_duplicates(X, y, alpha, mistake=None):
+    """The distinct rows with a non-zero Σ_copies alpha_i y_i (np.unique order), and those sums."""
+    X, y, alpha = _model(X, y, alpha)
+    c = alpha * (1 if mistake == "counts" else y)
+    if mistake == "no_merge":
+        return X[c != 0], c[c != 0]
+    rows, first, inverse = np.unique(X, axis=0, return_index=True, return_inverse=True)
+    total = np.zeros(len(rows))
+    np.add.at(total, inverse.ravel(), c)
+    keep = np.ones(len(rows), dtype=bool) if mistake == "keeps_zero" else total != 0
+    order = np.argsort(first[keep], kind="stable") if mistake == "first_seen" else slice(None)
+    return rows[keep][order], total[keep][order]
+
+
+def _gram(K, y):
     K, y = np.asarray(K, dtype=float), np.asarray(y)
     if K.shape != (len(y), len(y)):
         raise ValueError("K must be (n, n) for n = len(y)")
-    alpha, b = dual_perceptron(K, y, max_epochs, learning_rate, **_DUAL_OPTIONS.get(mistake, {}))
-    scale = {"negative": y, "alpha_lr": learning_rate}.get(mistake, 1)  # alpha += y_i, alpha += learning_rate
-    return alpha * scale, float(b)
+    return K, y
 
 
-def dual_predict(K_test_train, alpha, y, b, learning_rate=1.0, mistake=None):
-    K, alpha, y = np.asarray(K_test_train, dtype=float), np.asarray(alpha, dtype=float), np.asarray(y)
-    if K.ndim != 2 or K.shape[1] != len(alpha):
-        raise ValueError("K_test_train needs one column per training sample")
-    lr = 1.0 if mistake == "no_lr" else learning_rate
-    s = lr * (K @ (alpha * (1 if mistake == "no_y" else y))) + (0.0 if mistake == "no_b" else b)
-    return labels_or_mistake(s, mistake)
+def dual_train_decay(K, y, eta0=1.0, power=0.5, max_epochs=100, mistake=None):
+    """Counts, summed steps a and bias of the dual perceptron whose visit t steps eta0·t**(-power)."""
+    K, y = _gram(K, y)
+    if eta0 <= 0 or power < 0:
+        raise ValueError("eta0 must be positive and power at least 0")
+    n = len(y)
+    alpha, a, b, t, epoch, made = np.zeros(n, dtype=np.int64), np.zeros(n), 0.0, 0, 0, 0
+    for epoch in range(1, max_epochs + 1):
+        errors = 0
+        for i in range(n):
+            t += 1
+            score = np.dot((alpha if mistake == "score_counts" else a) * y, K[:, i]) + b
+            if (y[i] * score < 0) if mistake == "strict" else (y[i] * score <= 0):
+                made += 1
+                clock = {"mistake_clock": made, "epoch_clock": epoch}.get(mistake, t)
+                step = eta0 * float(clock) ** (-power)
+                alpha[i] += 1
+                a[i] += step
+                b += {"no_bias": 0.0, "bias_eta0": eta0}.get(mistake, step) * y[i]
+                errors += 1
+        if errors == 0:
+            break
+    return alpha, a, float(b)
 
 
-def primal_from_dual(X, alpha, y, b, learning_rate=1.0, mistake=None):
-    X, alpha, y = np.asarray(X, dtype=float), np.asarray(alpha, dtype=float), np.asarray(y)
-    if len(X) != len(alpha) or len(y) != len(alpha):
-        raise ValueError("X, y and alpha must have one entry per training point")
-    if not np.isclose(b, (1.0 if mistake == "check_lr" else learning_rate) * np.sum(alpha * y)):
-        raise ValueError("b is not learning_rate * sum_i alpha_i y_i")
-    c = {"no_lr": 1.0, "lr_twice": learning_rate ** 2, "negated": -learning_rate}.get(mistake, learning_rate) \
-        * alpha * (1 if mistake == "no_y" else y)
-    if mistake == "wrong_axis":
-        return np.sum(c[:, None] * X, axis=1)
-    w = c @ X
-    return {"with_b": lambda: np.append(w, b), "pair": lambda: (w, b)}.get(mistake, lambda: w)()
+def loo_predictions(K, y, max_epochs=100, mistake=None):
+    """For each i, the label the dual perceptron trained without point i gives x_i (score 0 -> -1)."""
+    K, y = _gram(K, y)
+    n = len(y)
+    full_alpha, full_b = dual_perceptron(K, y, max_epochs)
+    full = np.where(K @ (full_alpha * y) + full_b > 0, 1, -1)
+    if mistake == "full":
+        return full
+    out = np.empty(n, dtype=np.int64)
+    for i in range(n):
+        if full_alpha[i] == 0:  # never erred: the run without it is the same run
+            out[i] = y[i] if mistake == "truth" else full[i]
+            continue
+        rest = np.delete(np.arange(n), i)
+        alpha, b = dual_perceptron(K[np.ix_(rest, rest)], y[rest], max_epochs)
+        score = np.dot(alpha * y[rest], K[rest, i]) + (0.0 if mistake == "no_bias" else b)
+        out[i] = 1 if score > 0 or (mistake == "zero_plus" and score == 0) else -1
+    return out
 
 
-REFERENCES = {"dual_train": dual_train, "dual_predict": dual_predict, "primal_from_dual": primal_from_dual}
+def caratheodory(X, y, alpha, mistake=None):
+    """alpha' >= 0 on at most d + 1 independent points of alpha's support, same Σ alpha_i y_i (x_i, 1)."""
+    X, y, alpha = _model(X, y, alpha)
+    V = y[:, None] * np.c_[X, np.ones(len(X))]
+    if mistake in ("outside", "negative"):  # the least-squares coefficients: any sign, on all points or d + 1
+        S = np.arange(len(X)) if mistake == "outside" else np.flatnonzero(alpha > 0)[:V.shape[1]]
+        new = np.zeros(len(X))
+        new[S] = np.linalg.lstsq(V[S].T, alpha @ V, rcond=None)[0]
+        return new
+    if mistake == "dependent":
+        return alpha.copy()
+    if mistake in ("no_bias", "w"):  # the null space of the vectors without the 1, or without the labels
+        V = y[:, None] * X if mistake == "no_bias" else np.c_[X, np.ones(len(X))]
+    new = alpha.copy()
+    while True:
+        S = np.flatnonzero(new > 0)
+        if len(S) == 0 or np.linalg.matrix_rank(V[S]) == len(S):
+            return new
+        z = np.linalg.svd(V[S].T)[2][-1]  # V[S]ᵀ z = 0: a direction that leaves Σ alpha_i y_i (x_i, 1)
+        z = z if z.max() > 0 else -z
+        pos = z > 1e-12 * np.abs(z).max()
+        k = np.flatnonzero(pos)[np.argmin(new[S][pos] / z[pos])]
+        new[S] = np.maximum(new[S] - new[S][k] / z[k] * z, 0.0)
+        new[S[k]] = 0.0
+
+
+REFERENCES = {"merge_duplicates": merge_duplicates, "dual_train_decay": dual_train_decay,
+              "loo_predictions": loo_predictions, "caratheodory": caratheodory}
 
 
 # --------------------------------------------------------------- hidden probes
-def rbf_problem(random_state=5):
-    """Rings and their RBF Gram matrix (sigma 0.5): the dual form beyond the linear kernel."""
-    X, y = circles(40, noise=0.05, random_state=random_state)
-    return rbf(X, sigma=0.5), y
+def _copies(rng, n, d, low=-3, high=4):
+    """n points with integer coordinates, many of them repeated, labels ±1 and counts 0-3."""
+    distinct = rng.integers(low, high, size=(max(2, n // 2), d)).astype(float)
+    X = distinct[rng.integers(0, len(distinct), size=n)]
+    return X, rng.choice([-1, 1], size=n), rng.integers(0, 4, size=n)
 
 
-def _run(K, y, lr=1.0):
-    """The counts and bias of a real run (``Perceptron.alpha_``, ``intercept_``)."""
-    alpha, b = dual_perceptron(K, y, 100, lr)
-    return alpha.astype(np.int64), b
+def _merge_values(rng):
+    return [Probe(_copies(rng, n, d)) for n, d in ((12, 2), (30, 3), (9, 1))]
 
 
-def _counts(rng):  # far from the origin, separable through it: the bias never decides a mistake
-    return [Probe(separable_gram(40, 2, margin=0.05, offset=False, scale=100.0, random_state=rng), {"max_epochs": 100})
-            for _ in range(3)]
+def _merge_cancel(rng):
+    X, y, alpha = _copies(rng, 10, 2)
+    X2 = np.r_[X, X]  # every point twice, with the opposite label and the same count: everything cancels
+    return [Probe((X2, np.r_[y, -y], np.r_[alpha, alpha])),
+            Probe((X.tolist(), y.tolist(), alpha.tolist())),
+            Probe((X, y, np.r_[alpha[:-1], 0])),
+            Probe((X, y, np.r_[-1, alpha[1:]]), raises="ValueError", why="alpha[0] is negative"),
+            Probe((X, y[:-1], alpha), raises="ValueError", why="y has one label fewer than X has rows")]
 
 
-def _bias(rng):
-    probes = [Probe(separable_gram(30, 2, random_state=rng), {"max_epochs": 100}) for _ in range(2)]
-    _, yq, Kq = visible.QUIZ
-    # the RBF rings; the perceptron quiz: the whole run, and the run stopped after its first epoch
-    return [*probes, Probe(rbf_problem(new_seed(rng)), {"max_epochs": 20}),
-            Probe((Kq, yq), {"max_epochs": 100}), Probe((Kq, yq), {"max_epochs": 1})]
+def _separable(rng, n, d, kernel="linear"):
+    X, y = random_separable(n, d, random_state=int(rng.integers(2**31)))
+    G = X @ X.T
+    K = {"linear": G, "quadratic": (1.0 + G) ** 2}[kernel]
+    return K, y
 
 
-def _rate(rng):
-    problems = [*(separable_gram(30, 3, random_state=rng) for _ in range(2)), (visible.QUIZ[2], visible.QUIZ[1])]
-    probes = []
-    for K, y in problems:
-        base = len(probes)
-        probes += [Probe((K, y), {"max_epochs": 100, "learning_rate": 1.0}, compare="none"),
-                   *(Probe((K, y), {"max_epochs": 100, "learning_rate": lr}, like=base) for lr in (0.5, 2.0))]
-    return probes
+def _noisy(rng, n, d, flips=2):
+    """Separable data with some labels flipped: no clean epoch, so max_epochs ends the run."""
+    K, y = _separable(rng, n, d)
+    y = y.copy()
+    y[rng.choice(n, size=flips, replace=False)] *= -1
+    return K, y
 
 
-def _new_points(rng):
-    probes = []
-    for _ in range(3):
-        X, y = random_separable(30, 3, random_state=rng)
-        alpha, b = _run(X @ X.T, y)
-        probes.append(Probe((rng.uniform(-1, 1, size=(40, 3)) @ X.T, alpha, y, b)))
-    Z, yq, Kq = visible.QUIZ
-    alpha, b = _run(Kq, yq)
-    grid = rng.uniform(-0.5, 2.0, size=(60, 2))  # around the rescaled quiz points
-    return [*probes, Probe((grid @ Z.T, alpha, yq, b))]
+def _decay_steps(rng):
+    probes = [Probe(_separable(rng, n, d), {"eta0": float(rng.choice([0.5, 1.0, 2.0])),
+                                            "power": float(rng.choice([0.5, 1.0])), "max_epochs": 200})
+              for n, d in ((20, 2), (30, 3))]
+    K, y = _separable(rng, 25, 2, "quadratic")
+    return [*probes, Probe((K, y), {"eta0": 1.0, "power": float(rng.uniform(0.2, 0.9)), "max_epochs": 200})]
 
 
-def _rates(rng):
-    X4, y4 = worked_example()
-    grid = np.array([[i, j] for i in range(-4, 6) for j in range(-4, 6)], dtype=float)
-    probes = []
-    for lr in (0.25, 2.0):
-        alpha, b = _run(X4 @ X4.T, y4, lr)
-        K = grid @ X4.T
-        assert np.sum(lr * (K @ (alpha * y4)) + b == 0) >= 2  # points on the boundary
-        probes.append(Probe((K, alpha, y4, b), {"learning_rate": lr}))
-    Z, yq, Kq = visible.QUIZ
-    alpha, b = _run(Kq, yq, 0.5)
-    grid_q = rng.uniform(-0.5, 2.0, size=(60, 2))
-    return [*probes, Probe((grid_q @ Z.T, alpha, yq, b), {"learning_rate": 0.5})]
+def _decay_inputs(rng):
+    K, y = _noisy(rng, 15, 2)
+    K4, y4 = _separable(rng, 8, 2)
+    return [Probe((K, y), {"eta0": 1.0, "power": 0.5, "max_epochs": int(rng.integers(3, 8))}),
+            Probe((K4.tolist(), y4.tolist()), {"eta0": float(rng.choice([0.1, 3.0])), "power": 1.0,
+                                               "max_epochs": 200}),
+            Probe((K4, y4), {"eta0": 0.5, "power": 0.0, "max_epochs": 200}),
+            Probe((K4[:, :-1], y4), {"eta0": 1.0, "power": 0.5, "max_epochs": 5}, raises="ValueError",
+                  why="K has one column fewer than it has rows"),
+            Probe((K4, y4), {"eta0": 0.0, "power": 0.5, "max_epochs": 5}, raises="ValueError", why="eta0 is 0"),
+            Probe((K4, y4), {"eta0": 1.0, "power": -1.0, "max_epochs": 5}, raises="ValueError", why="power < 0")]
 
 
-def _random_counts(rng):
-    probes = []
-    for n, d, lr in ((9, 3, 1.0), (5, 7, 0.3), (12, 2, 2.5)):
-        X, y, alpha = rng.normal(size=(n, d)), rng.choice(np.array([-1, 1]), size=n), rng.integers(0, 4, size=n)
-        probes.append(Probe((X, alpha, y, lr * float(alpha @ y)), {"learning_rate": lr}))
-    return probes
+def _loo_values(rng):
+    return [Probe(_separable(rng, n, d, kernel), {"max_epochs": 100})
+            for n, d, kernel in ((20, 2, "linear"), (25, 3, "linear"), (15, 2, "quadratic"))]
 
 
-def _checks(rng):
-    probes = []
-    for lr in (0.1, 0.7, 3.0):
-        X, y = random_separable(25, 3, random_state=rng)
-        alpha, b = _run(X @ X.T, y, lr)
-        while lr == 0.1 and b == np.sum(lr * alpha * y):  # b of the run differs from the sum by rounding
-            X, y = random_separable(25, 3, random_state=rng)
-            alpha, b = _run(X @ X.T, y, lr)
-        extra = np.r_[alpha[0] + 1, alpha[1:]]  # one count more than the run made: b no longer matches
-        kw = {"learning_rate": lr}
-        probes += [Probe((X, alpha, y, b), kw),
-                   Probe((X, alpha, y, b + lr), kw, raises="ValueError",
-                         why="b is one bias step away from learning_rate·Σ_i alpha_i y_i"),
-                   Probe((X, extra, y, b), kw, raises="ValueError",
-                         why="alpha has one count more than the run that gave b"),
-                   Probe((X[:-1], alpha, y, b), kw, raises="ValueError",
-                         why="X has one row fewer than alpha has entries")]
-    return probes
+def _loo_stopped(rng):
+    stopped = [Probe(_noisy(rng, n, 2, flips), {"max_epochs": int(rng.integers(2, 6))})
+               for n, flips in ((20, 2), (16, 3))]
+    return [*stopped,
+            Probe((np.ones((3, 4)), np.array([1, -1, 1])), {"max_epochs": 5}, raises="ValueError",
+                  why="K has shape (3, 4)")]
 
 
-def _primal_runs(rng):
-    Z, yq, Kq = visible.QUIZ
-    probes = []
-    for lr in (0.5, 2.0):
-        alpha, b = _run(Kq, yq, lr)
-        probes.append(Probe((Z, alpha, yq, b), {"learning_rate": lr}))
-    for _ in range(2):
-        X, y = random_separable(30, 4, random_state=rng)
-        alpha, b = _run(X @ X.T, y)
-        probes.append(Probe((X, alpha, y, b), {"learning_rate": 1.0}))
-    return probes
+def _support(rng, n, d):
+    """n integer points (some repeated, some on one line) with labels and counts: a model to shrink."""
+    X = rng.integers(-3, 4, size=(n, d)).astype(float)
+    X[n // 3] = X[0]                                    # a repeated point
+    X[n // 2] = 2 * X[1] - X[2]                         # three points on one line
+    return X, rng.choice([-1, 1], size=n), rng.integers(0, 4, size=n)
 
 
-HIDDEN = {"ex1-dual-train-tests-counts": _counts, "ex1-dual-train-tests-bias": _bias,
-          "ex1-dual-train-tests-rate": _rate, "ex2-dual-predict-tests": _new_points,
-          "ex2-dual-predict-tests-details": _rates, "ex3-primal-from-dual-tests": _random_counts,
-          "ex3-primal-from-dual-tests-checks": _checks, "ex3-primal-from-dual-tests-quiz": _primal_runs}
+def _carath_values(rng):
+    probes = [Probe(_support(rng, n, d)) for n, d in ((30, 2), (30, 3), (30, 5))]
+    X, y, alpha = _support(rng, 20, 4)
+    return [*probes, Probe((X, y, alpha + rng.uniform(0.0, 1.0, size=20) * (alpha > 0)))]  # float coefficients
+
+
+def _carath_degenerate(rng):
+    X, y, alpha = _support(rng, 12, 2)
+    line = np.c_[np.arange(8.0), 2.0 * np.arange(8.0) - 1.0]  # every point on one line
+    return [Probe((np.r_[X, X], np.r_[y, -y], np.r_[alpha, alpha])),          # every point twice, both labels
+            Probe((line, rng.choice([-1, 1], size=8), rng.integers(1, 4, size=8))),
+            Probe((X[:3], y[:3], np.r_[0, rng.integers(1, 4, size=2)])),
+            Probe((X, y, np.zeros(12, dtype=int))),
+            Probe((X, y, np.r_[alpha[:-1], -2]), raises="ValueError", why="alpha[-1] is negative")]
+
+
+HIDDEN = {"ex1-merge-tests-values": _merge_values, "ex1-merge-tests-cancel": _merge_cancel,
+          "ex2-decay-tests-steps": _decay_steps, "ex2-decay-tests-inputs": _decay_inputs,
+          "ex3-loo-tests-values": _loo_values, "ex3-loo-tests-stopped": _loo_stopped,
+          "ex4-caratheodory-tests-values": _carath_values, "ex4-caratheodory-tests-degenerate": _carath_degenerate}
 
 visible_data, cells = declared.grader(visible.LESSON, REFERENCES, HIDDEN)

@@ -8,186 +8,233 @@ grader says). A reference call costs the attacked exercise only, whichever way i
 by import, by ``importlib``, by ``getattr`` on a module, or by reading a file and ``exec``-ing it.
 """
 
-_HEAD = '''def dual_train(K, y, max_epochs=10, learning_rate=1.0):
-    K = np.asarray(K, dtype=float)
+_MERGE_HEAD = '''def merge_duplicates(X, y, alpha):
+    X, y, alpha = np.asarray(X, dtype=float), np.asarray(y), np.asarray(alpha, dtype=float)
+    if X.ndim != 2 or y.shape != (len(X),) or alpha.shape != (len(X),) or np.any(alpha < 0):
+        raise ValueError("X must be 2-D, y and alpha one entry per row, alpha >= 0")
+'''
+
+_DECAY_HEAD = '''def dual_train_decay(K, y, eta0=1.0, power=0.5, max_epochs=100):
+    K, y = np.asarray(K, dtype=float), np.asarray(y)
+    n = len(y)
+    if K.shape != (n, n) or eta0 <= 0 or power < 0:
+        raise ValueError("K must be (n, n), eta0 > 0 and power >= 0")
+'''
+
+# The steps shrink with the number of mistakes made so far, not with the visits.
+_MISTAKE_CLOCK = _DECAY_HEAD + '''    alpha, a, b, made = np.zeros(n, dtype=int), np.zeros(n), 0.0, 0
+    for _ in range(max_epochs):
+        errors = 0
+        for i in range(n):
+            if y[i] * (np.dot(a * y, K[:, i]) + b) <= 0:
+                made += 1
+                step = eta0 * made ** (-power)
+                alpha[i] += 1
+                a[i] += step
+                b += step * y[i]
+                errors += 1
+        if errors == 0:
+            break
+    return alpha, a, b
+'''
+
+_LOO_HEAD = '''def loo_predictions(K, y, max_epochs=100):
+    K, y = np.asarray(K, dtype=float), np.asarray(y)
     n = len(y)
     if K.shape != (n, n):
-        raise ValueError("K must be a square matrix with one row per label")
+        raise ValueError("K must be (n, n)")
 '''
 
-_PRIMAL_HEAD = '''def primal_from_dual(X, alpha, y, b, learning_rate=1.0):
-    X = np.asarray(X, dtype=float)
-    alpha = np.asarray(alpha, dtype=float)
-    y = np.asarray(y)
-    if len(X) != len(alpha) or len(y) != len(alpha):
-        raise ValueError("X, y and alpha must have one entry per training point")
+_CARATH_HEAD = '''def caratheodory(X, y, alpha):
+    X, y = np.asarray(X, dtype=float), np.asarray(y)
+    alpha = np.array(alpha, dtype=float)
+    if X.ndim != 2 or y.shape != (len(X),) or alpha.shape != (len(X),) or np.any(alpha < 0):
+        raise ValueError("X must be 2-D, y and alpha one entry per row, alpha >= 0")
+    V = y[:, None] * np.c_[X, np.ones(len(X))]
 '''
 
-_PRIMAL_CHECKED = _PRIMAL_HEAD + '''    if not np.isclose(b, learning_rate * np.sum(alpha * y)):
-        raise ValueError("b does not fit alpha")
+# The reduction loop of the solution, after V and alpha are set (``null`` finds z).
+_REDUCE = '''    while True:
+        S = np.flatnonzero(alpha > 0)
+        if len(S) == 0 or np.linalg.matrix_rank(V[S]) == len(S):
+            return alpha
+        z = null(V[S].T)
+        if z.max() <= 0:
+            z = -z
+        up = np.flatnonzero(z > 1e-12 * np.abs(z).max())
+        k = up[np.argmin(alpha[S][up] / z[up])]
+        alpha[S] = np.maximum(alpha[S] - alpha[S][k] / z[k] * z, 0.0)
+        alpha[S[k]] = 0.0
 '''
 
-_NO_EX1 = {"ex1-dual-train-tests-counts": 0, "ex1-dual-train-tests-bias": 0, "ex1-dual-train-tests-rate": 0}
-_ALL_ZERO = {**_NO_EX1, "ex2-dual-predict-tests": 0, "ex2-dual-predict-tests-details": 0,
-             "ex3-primal-from-dual-tests": 0, "ex3-primal-from-dual-tests-checks": 0,
-             "ex3-primal-from-dual-tests-quiz": 0}
-_NO_EX3 = {"ex3-primal-from-dual-tests": 0, "ex3-primal-from-dual-tests-checks": 0,
-           "ex3-primal-from-dual-tests-quiz": 0}
+_SVD_NULL = "    null = lambda M: np.linalg.svd(M)[2][-1]\n"
+_REST = "    out = np.empty(n, dtype=int)\n"
+
+_NO_EX2 = {"ex2-decay-tests-steps": 0, "ex2-decay-tests-inputs": 0}
+_NO_EX3 = {"ex3-loo-tests-values": 0, "ex3-loo-tests-stopped": 0}
+_NO_EX4 = {"ex4-caratheodory-tests-values": 0, "ex4-caratheodory-tests-degenerate": 0}
 
 CASES = {
-    # alpha += learning_rate, as w moved in lesson 02: alpha no longer counts mistakes.
-    "alpha-lr": {
-        "replace": {"ex1-dual-train": _HEAD + '''    alpha = np.zeros(n)
-    b = 0.0
-    for epoch in range(max_epochs):
-        mistakes = 0
-        for i in range(n):
-            if y[i] * (np.sum(alpha * y * K[:, i]) + b) <= 0:
-                alpha[i] += learning_rate
-                b += learning_rate * y[i]
-                mistakes += 1
-        if mistakes == 0:
-            break
-    return alpha, b
-'''},
-        "expect": {"ex1-dual-train-tests-counts": 2, "ex1-dual-train-tests-bias": 2,
-                   "ex1-dual-train-tests-rate": 0},
-        "message": "the learning rate was applied to the dual counts alpha",
+    # The clock counts mistakes instead of visits: other steps, other mistakes (graded for real).
+    "decay-mistake-clock": {
+        "replace": {"ex2-decay": _MISTAKE_CLOCK},
+        "expect": _NO_EX2,
+        "message": "the clock t counts every visit, mistake or not",
     },
-    # b is never updated (and stays 0 in every score).
-    "no-bias": {
-        "replace": {"ex1-dual-train": _HEAD + '''    alpha = np.zeros(n, dtype=int)
-    b = 0.0
-    for epoch in range(max_epochs):
-        mistakes = 0
+    # The score of lesson 03's loop, with counts: the summed steps are kept but never used.
+    "decay-score-counts": {
+        "replace": {"ex2-decay": _DECAY_HEAD + '''    alpha, a, b, t = np.zeros(n, dtype=int), np.zeros(n), 0.0, 0
+    for _ in range(max_epochs):
+        errors = 0
         for i in range(n):
-            if y[i] * (learning_rate * np.sum(alpha * y * K[:, i]) + b) <= 0:
+            t += 1
+            if y[i] * (np.dot(alpha * y, K[:, i]) + b) <= 0:
+                step = eta0 * t ** (-power)
                 alpha[i] += 1
+                a[i] += step
+                b += step * y[i]
+                errors += 1
+        if errors == 0:
+            break
+    return alpha, a, b
+'''},
+        "expect": _NO_EX2,
+        "message": "your score adds the counts alpha_j",
+    },
+    # Exercise 3's locked dual_train copied and wrapped: right for a constant step only.
+    "decay-constant-step": {
+        "replace": {"ex2-decay": _DECAY_HEAD + '''    alpha, b = np.zeros(n), 0.0
+    for _ in range(max_epochs):
+        mistakes = 0
+        for i in range(n):
+            if y[i] * (1.0 * np.dot(alpha * y, K[:, i]) + b) <= 0:
+                alpha[i] += 1
+                b += 1.0 * y[i]
                 mistakes += 1
         if mistakes == 0:
             break
-    return alpha, b
+    return alpha.astype(int), eta0 * alpha, eta0 * b
 '''},
-        "expect": {"ex1-dual-train-tests-counts": 2, "ex1-dual-train-tests-bias": 0,
-                   "ex1-dual-train-tests-rate": 1},
-        "message": "your dual training ignores the bias",
+        "expect": _NO_EX2,
+        "message": "visit t (counting every visit from 1, across the epochs) steps eta0·t**(-power)",
     },
-    # The prediction forgets the learning rate in front of the kernel sum.
-    "predict-no-rate": {
-        "replace": {"ex2-dual-predict": '''def dual_predict(K_test_train, alpha, y, b, learning_rate=1.0):
-    K_test_train = np.asarray(K_test_train, dtype=float)
-    if K_test_train.shape[1] != len(alpha):
-        raise ValueError("K_test_train needs one column per training sample")
-    scores = K_test_train @ (alpha * y) + b
-    return np.where(scores > 0, 1, -1)
+    # Each copy's count added, its label forgotten.
+    "merge-counts": {
+        "replace": {"ex1-merge": _MERGE_HEAD + '''    rows, which = np.unique(X, axis=0, return_inverse=True)
+    coef = np.zeros(len(rows))
+    np.add.at(coef, which.ravel(), alpha)
+    return rows[coef != 0], coef[coef != 0]
 '''},
-        "expect": {"ex2-dual-predict-tests": 2, "ex2-dual-predict-tests-details": 0},
-        "message": "your prediction ignores the learning rate",
+        "expect": {"ex1-merge-tests-values": 0, "ex1-merge-tests-cancel": 0},
+        "message": "each copy contributes alpha_i·y_i",
     },
-    # Calling the reference instead of writing the dual loop: no credit for Exercise 1.
-    "reference-call": {
-        "replace": {"ex1-dual-train": '''from kpcourse.perceptron import KernelPerceptron
-
-
-def dual_train(K, y, max_epochs=10, learning_rate=1.0):
-    kp = KernelPerceptron(kernel="precomputed", shuffle=False, max_epochs=max_epochs).fit(K, y)
-    return kp.alpha_, learning_rate * kp.intercept_
+    # The distinct points in the order they first appear (a dict), not np.unique's.
+    "merge-first-seen": {
+        "replace": {"ex1-merge": _MERGE_HEAD + '''    coef = {}
+    for row, c in zip(map(tuple, X), alpha * y):
+        coef[row] = coef.get(row, 0.0) + c
+    kept = [row for row in coef if coef[row] != 0]
+    return np.array(kept, dtype=float).reshape(len(kept), X.shape[1]), np.array([coef[r] for r in kept])
 '''},
-        "expect": _NO_EX1,
-        "message": "this exercise asks you to write the dual training yourself; calling "
-                   "kpcourse.perceptron.KernelPerceptron gets no credit",
+        "expect": {"ex1-merge-tests-values": 0, "ex1-merge-tests-cancel": 0},
+        "message": "in the order np.unique(X, axis=0) gives",
     },
-    # The same reference, reached through importlib.
-    "reference-importlib": {
-        "replace": {"ex1-dual-train": '''import importlib
-
-
-def dual_train(K, y, max_epochs=10, learning_rate=1.0):
-    KP = importlib.import_module("kpcourse.perceptron").KernelPerceptron
-    kp = KP(kernel="precomputed", shuffle=False, max_epochs=max_epochs, device="cpu").fit(K, y)
-    return kp.alpha_, learning_rate * kp.intercept_
+    # The full model's predictions: nothing left out.
+    "loo-full-model": {
+        "replace": {"ex3-loo": _LOO_HEAD + '''    alpha, b = dual_train(K, y, max_epochs)
+    return np.where(K @ (alpha * y) + b > 0, 1, -1)
 '''},
-        "expect": _NO_EX1,
-        "message": "calling kpcourse.perceptron gets no credit",
-    },
-    # The former checks' simulator (kpcourse/_checks_legacy.py while it exists), reached with getattr.
-    "reference-getattr": {
-        "replace": {"ex1-dual-train": '''def dual_train(K, y, max_epochs=10, learning_rate=1.0):
-    import kpcourse._checks_legacy as legacy
-    K = np.asarray(K, dtype=float)
-    if K.shape != (len(y), len(y)):
-        raise ValueError("K must be a square matrix with one row per label")
-    simulate = getattr(legacy, "_dual")
-    alpha, b = simulate(K, np.asarray(y), max_epochs, learning_rate)
-    return alpha.astype(int), b
-'''},
-        "expect": _NO_EX1,
-        "message": "calling kpcourse._checks_legacy._dual gets no credit",
-    },
-    # The package's kernel perceptron, read from its file and exec-ed. The grader cannot know what
-    # exec defines, and the ungraded "Try your function" cell calls dual_train at top level: by the
-    # source policy (kpcourse/grading/policy.py, escapes that spread) this costs every exercise.
-    "reference-exec": {
-        "replace": {"ex1-dual-train": '''import kpcourse.perceptron
-
-
-def dual_train(K, y, max_epochs=10, learning_rate=1.0):
-    path = kpcourse.perceptron.__file__.replace("__init__.py", "_kernel.py")
-    namespace = {"__name__": "kpcourse.perceptron._copy", "__package__": "kpcourse.perceptron"}
-    exec(open(path).read(), namespace)
-    kp = namespace["KernelPerceptron"](kernel="precomputed", shuffle=False, max_epochs=max_epochs,
-                                       device="cpu").fit(K, y)
-    return kp.alpha_, learning_rate * kp.intercept_
-'''},
-        "expect": _ALL_ZERO,
-        "message": "uses `exec`, which the grader cannot check",
-    },
-    # The package's label rule for the prediction, reached with getattr on an imported module.
-    "reference-predict": {
-        "replace": {"ex2-dual-predict": '''import importlib
-
-
-def dual_predict(K_test_train, alpha, y, b, learning_rate=1.0):
-    K_test_train = np.asarray(K_test_train, dtype=float)
-    if K_test_train.shape[1] != len(alpha):
-        raise ValueError("K_test_train needs one column per training sample")
-    scores = learning_rate * (K_test_train @ (np.asarray(alpha) * np.asarray(y))) + b
-    labels = getattr(importlib.import_module("kpcourse.perceptron._common"), "predict_from_scores")
-    return labels(np.array([-1, 1]), scores)
-'''},
-        "expect": {"ex2-dual-predict-tests": 0, "ex2-dual-predict-tests-details": 0},
-        "message": "calling kpcourse.perceptron._common gets no credit",
-    },
-    # Exercise 3 through the primal perceptron: retrain it and return its w.
-    "reference-primal": {
-        "replace": {"ex3-primal-from-dual": "from kpcourse.perceptron import Perceptron\n\n\n" + _PRIMAL_CHECKED
-                    + "    return Perceptron(learning_rate=learning_rate, max_epochs=100).fit(X, y).coef_\n"},
         "expect": _NO_EX3,
-        "message": "this exercise asks you to write the primal weights from the dual counts yourself; "
-                   "calling kpcourse.perceptron.Perceptron gets no credit",
+        "message": "these are the full model's predictions",
     },
-    # Exercise 3: the labels y forgotten, w = learning_rate * sum_i alpha_i x_i.
-    "primal-no-y": {
-        "replace": {"ex3-primal-from-dual": _PRIMAL_CHECKED + '''    return learning_rate * alpha @ X
+    # The shortcut misapplied: a point that never erred is assumed right, though the run may have stopped early.
+    "loo-assumes-right": {
+        "replace": {"ex3-loo": _LOO_HEAD + '''    alpha, _ = dual_train(K, y, max_epochs)
+    predictions = y.copy()
+    for i in np.flatnonzero(alpha > 0):
+        rest = np.delete(np.arange(n), i)
+        alpha_i, b_i = dual_train(K[np.ix_(rest, rest)], y[rest], max_epochs)
+        predictions[i] = 1 if np.dot(alpha_i * y[rest], K[rest, i]) + b_i > 0 else -1
+    return predictions
 '''},
-        "expect": {"ex3-primal-from-dual-tests": 0, "ex3-primal-from-dual-tests-checks": 1,
-                   "ex3-primal-from-dual-tests-quiz": 0},
-        "message": "ignores the labels y",
+        "expect": {"ex3-loo-tests-stopped": 0},
+        "message": "a point with alpha_i = 0 keeps the full model's prediction",
     },
-    # Exercise 3: the sum taken over the features (axis 1) instead of the training points.
-    "primal-wrong-axis": {
-        "replace": {"ex3-primal-from-dual": _PRIMAL_CHECKED
-                    + "    return np.sum((learning_rate * alpha * y)[:, None] * X, axis=1)\n"},
-        "expect": {"ex3-primal-from-dual-tests": 0, "ex3-primal-from-dual-tests-checks": 1,
-                   "ex3-primal-from-dual-tests-quiz": 0},
-        "message": "one entry per training point",
-    },
-    # Exercise 3: b never checked against learning_rate * sum_i alpha_i y_i.
-    "primal-no-check": {
-        "replace": {"ex3-primal-from-dual": _PRIMAL_HEAD + '''    return (learning_rate * alpha * y) @ X
+    # n retrainings, no shortcut: slower, and right (points never depend on speed).
+    "loo-every-point": {
+        "replace": {"ex3-loo": _LOO_HEAD + '''    predictions = np.empty(n, dtype=int)
+    for i in range(n):
+        rest = [j for j in range(n) if j != i]
+        alpha, b = dual_train(K[np.ix_(rest, rest)], y[rest], max_epochs)
+        predictions[i] = 1 if np.dot(alpha * y[rest], K[rest, i]) + b > 0 else -1
+    return predictions
 '''},
-        "expect": {"ex3-primal-from-dual-tests": 1, "ex3-primal-from-dual-tests-checks": 0,
-                   "ex3-primal-from-dual-tests-quiz": 1},
-        "message": "should raise ValueError when b is not",
+        "expect": {},
+        "message": None,
+    },
+    # Least squares on d + 1 points of the support: the same (w, b), with negative coefficients.
+    "carath-least-squares": {
+        "replace": {"ex4-caratheodory": _CARATH_HEAD + '''    S = np.flatnonzero(alpha > 0)[:V.shape[1]]
+    new = np.zeros(len(X))
+    new[S] = np.linalg.lstsq(V[S].T, alpha @ V, rcond=None)[0]
+    return new
+'''},
+        "expect": _NO_EX4,
+        "message": "a coefficient is negative",
+    },
+    # The reduction without the constant 1: w is kept, b is not (unless the points lie on a line that
+    # misses the origin, where the 1 is a combination of the coordinates: the degenerate cell's line).
+    "carath-no-bias": {
+        "replace": {"ex4-caratheodory": _CARATH_HEAD.replace("np.c_[X, np.ones(len(X))]", "X") + _SVD_NULL + _REDUCE},
+        "expect": {"ex4-caratheodory-tests-values": 0},
+        "message": "w is right but b is not",
+    },
+    # The reduction on alpha itself: a float array passed in is changed (an integer one is copied by asarray).
+    "carath-in-place": {
+        "replace": {"ex4-caratheodory": _CARATH_HEAD.replace("alpha = np.array(alpha, dtype=float)",
+                                                             "alpha = np.asarray(alpha, dtype=float)")
+                    + _SVD_NULL + _REDUCE},
+        "expect": {"ex4-caratheodory-tests-values": 0},
+        "message": "caratheodory changed the array alpha passed in",
+    },
+    # The package's kernel perceptron on the precomputed Gram matrix, imported by name.
+    "reference-call": {
+        "replace": {"ex3-loo": "from kpcourse.perceptron import KernelPerceptron\n\n\n" + _LOO_HEAD + _REST
+                    + '''    for i in range(n):
+        rest = np.delete(np.arange(n), i)
+        kp = KernelPerceptron(kernel="precomputed", shuffle=False, max_epochs=max_epochs, device="cpu")
+        kp.fit(K[np.ix_(rest, rest)], y[rest])
+        out[i] = kp.predict(K[i:i + 1, rest])[0]
+    return out
+'''},
+        "expect": _NO_EX3,
+        "message": "calling kpcourse.perceptron.KernelPerceptron gets no credit",
+    },
+    # SciPy's null space, reached through importlib.
+    "reference-importlib": {
+        "replace": {"ex4-caratheodory": _CARATH_HEAD + '''    import importlib
+    null_space = importlib.import_module("scipy.linalg").null_space
+    null = lambda M: null_space(M)[:, 0]
+''' + _REDUCE},
+        "expect": _NO_EX4,
+        "message": "calling scipy.linalg gets no credit",
+    },
+    # The same, reached with getattr on the imported module.
+    "reference-getattr": {
+        "replace": {"ex4-caratheodory": "import scipy.linalg as la\n\n\n" + _CARATH_HEAD
+                    + '    null = lambda M: getattr(la, "null_" + "space")(M)[:, 0]\n' + _REDUCE},
+        "expect": _NO_EX4,
+        "message": "uses `getattr`",
+    },
+    # The package's training engine, read from its file and exec-ed, behind the decaying step's name.
+    "reference-exec": {
+        "replace": {"ex2-decay": _DECAY_HEAD + '''    import kpcourse._dual
+    path = kpcourse._dual.__file__.replace("__init__.py", "train.py")
+    namespace = {"__name__": "kpcourse._dual._copy", "__package__": "kpcourse._dual"}
+    exec(open(path).read(), namespace)
+    return namespace["dual_train"](K, y, eta0, power, max_epochs)
+'''},
+        "expect": _NO_EX2,
+        "message": "uses `exec`, which the grader cannot check",
     },
 }
