@@ -57,10 +57,6 @@ def test_a_candidate_is_tried_only_where_its_signature_takes_the_call():
 #: have not redesigned yet. This list only shrinks: a pair that appears and is not here fails the
 #: test (a new give-away), and a pair here that no longer passes fails it too (delete its line).
 STILL_GIVEN_AWAY = {
-    ('05-rbf-kernel/ex1-rbf-gram-tests-loop-free', 'notebooks/06-gram-at-scale.ipynb:rbf_loop'),
-    ('05-rbf-kernel/ex1-rbf-gram-tests-loop-free', 'notebooks/06-gram-at-scale.ipynb:rbf_numpy'),
-    ('05-rbf-kernel/ex1-rbf-gram-tests-loop-free', 'notebooks/06-gram-at-scale.ipynb:rbf_tiled'),
-    ('05-rbf-kernel/ex1-rbf-gram-tests-shape', 'notebooks/06-gram-at-scale.ipynb:rbf_tiled'),
     ('08-margins-and-svm/ex2-margin-tests', 'notebooks/02-perceptron-by-hand.ipynb:geometric_margin'),
     ('08-margins-and-svm/ex2-margin-tests', 'notebooks/08-margins-and-svm.ipynb:margin'),
 }

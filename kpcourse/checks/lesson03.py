@@ -25,7 +25,7 @@ from __future__ import annotations
 import numpy as np
 
 from kpcourse.checks._core import as_numbers, fmt, load_mistakes
-from kpcourse.checks.exercise import Check, Exercise, Lesson, Probe, comparison
+from kpcourse.checks.exercise import SIGN_AT_ZERO, Check, Exercise, Lesson, Probe, comparison
 from kpcourse.datasets import quiz_points, quiz_transform, worked_example
 
 __all__ = ["LESSON", "test", "QUIZ", "FOUR"]
@@ -131,7 +131,7 @@ DECAY = Exercise(
 
 LOO = Exercise(
     "loo_predictions", "ex3-loo", "the leave-one-out predictions", time_limit=10.0,
-    mistakes=MISTAKES["loo_predictions"], checks=[
+    mistakes={**MISTAKES["loo_predictions"], "zero_plus": SIGN_AT_ZERO["zero_plus"]}, checks=[
         Check("ex3-loo-tests-values", compare="labels",
               hidden_label="random Gram matrices of separable points", mistakes=("full", "no_bias", "zero_plus"),
               hint="for point i: dual_train on K without row i and column i, then the label of "

@@ -1,142 +1,222 @@
 """Grader of assignment 05 (the Gaussian kernel): references and hidden probes.
 
-Grader-only; the exercises are declared in ``kpcourse.checks.lesson05``. Exercises 1 and 2 ask
-for the RBF kernel written with NumPy: a graded function that reaches anything in kpcourse,
-scikit-learn or SciPy gets no credit. Exercise 3 trains models with
-``kpcourse.perceptron.KernelPerceptron`` (allowed); the choice of σ is the student's.
+Hidden inputs are drawn from the per-notebook seed: points with small integer or half-integer
+coordinates (squared distances exact in floating point), rings with unbalanced classes, and
+queries whose score changes sign at bandwidths at least 5 % apart.
 """
 
 import numpy as np
 
-from kpcourse import datasets
 from kpcourse.checks import lesson05 as visible
 from kpcourse.checks.exercise import Probe
 from kpcourse.grading import declared
-from kpcourse.grading.testdata import new_seed
-from kpcourse.perceptron import KernelPerceptron
 
 _shared = declared.shared(__file__)
-kept, rbf = _shared.kept, _shared.rbf
+rbf, squared_distances = _shared.rbf, _shared.squared_distances
 
+#: kpcourse (its kernels and perceptrons), scikit-learn and SciPy (scipy.special, scipy.optimize, ...).
 FORBIDDEN = ("kpcourse", "sklearn", "scipy")
-#: What choose_sigma may use although FORBIDDEN covers it: the model is not the exercise.
-CHOOSE_ALLOW = ("kpcourse.perceptron.KernelPerceptron",)
-#: What the sandbox holds besides the checks, data and plots: the model (and scikit-learn, which it
-#: builds on).
-SANDBOX_ALLOW = ("kpcourse.perceptron", "sklearn", "scipy")
-#: The reference model of Exercise 3.
-MAX_EPOCHS = 10
-OPTIONS = {"ex1-rbf-gram-tests-loop-free": {"answer_bytes": 16 * 2**20},  # 1200 x 900 floats: 8.6 MB
-           "ex3-choose-sigma-tests-errors": {"allow": CHOOSE_ALLOW},
-           "ex3-choose-sigma-tests-choice": {"allow": CHOOSE_ALLOW}}
 
 
 # ----------------------------------------------------------------- references
-def rbf_gram(X, Z, sigma, mistake=None):
-    """The kernel, or what a slip of ``RBF_FORMULA`` (checks.exercise) computes (``references.RBF_SLIPS``)."""
-    X, Z = np.asarray(X, float), np.asarray(Z, float)
-    if X.ndim != 2 or Z.ndim != 2 or X.shape[1] != Z.shape[1] or not sigma > 0:
-        raise ValueError("X and Z must be 2-D with the same columns, and sigma > 0")
-    return rbf(X, Z, sigma, mistake)
+def _pair(X, Z):
+    X, Z = np.asarray(X, dtype=float), np.asarray(Z, dtype=float)
+    if X.ndim != 2 or Z.ndim != 2 or X.shape[1] != Z.shape[1]:
+        raise ValueError("X and Z must be 2-D with the same number of columns")
+    return X, Z
 
 
-def rbf_score(X, y, alpha, query, sigma):
-    """Σᵢ αᵢ yᵢ exp(-‖xᵢ − q‖² / (2σ²)) (no bias)."""
-    return float(np.sum(np.asarray(alpha) * np.asarray(y) * rbf(X, np.asarray(query)[None], sigma)[:, 0]))
+def rbf_truncated(X, Z, sigma, degree, mistake=None):
+    """exp(-‖x‖²/2σ²) exp(-‖z‖²/2σ²) Σ_{n <= degree} (x·z/σ²)ⁿ / n! for every pair of rows."""
+    X, Z = _pair(X, Z)
+    if not sigma > 0 or degree < 0:
+        raise ValueError("sigma must be positive and degree at least 0")
+    s2 = sigma if mistake == "sigma" else sigma ** 2
+    G = X @ Z.T / s2
+    term, total = np.ones_like(G), np.ones_like(G)
+    for n in range(1, degree + (0 if mistake == "short" else 1)):
+        term = term * G / (1 if mistake == "no_factorial" else n)
+        total = total + term
+    if mistake == "no_envelope":
+        return total
+    return np.exp(-(X ** 2).sum(1) / (2 * s2))[:, None] * np.exp(-(Z ** 2).sum(1) / (2 * s2))[None, :] * total
 
 
-def rbf_predict(X, y, alpha, query, sigma, mistake=None):
-    X, query = np.asarray(X, float), np.asarray(query, float)
-    y, alpha = np.asarray(y), np.asarray(alpha)
-    if len(y) != len(X) or len(alpha) != len(X) or query.shape != (X.shape[1],):
-        raise ValueError("y, alpha and query must match X")
-    k = rbf(X, query[None], sigma, mistake)[:, 0]
-    weights = {"no_y": alpha, "no_alpha": y, "plain": np.ones(len(X))}.get(mistake, alpha * y)
-    score = float(np.sum(weights * k))
-    return score, declared.sign_labels(score, mistake)
+def _labelled(X, y):
+    X, y = np.asarray(X, dtype=float), np.asarray(y, dtype=float)
+    if X.ndim != 2 or y.shape != (len(X),):
+        raise ValueError("X must be (n, d) and y of length n")
+    return X, y
 
 
-@kept
-def sigma_errors(X_train, y_train, X_val, y_val, sigmas, max_epochs=MAX_EPOCHS):
-    """Training and validation error rates (``train, val``, one per σ) of
-    ``KernelPerceptron(kernel="rbf", sigma=s)``: the reference of Exercise 3, ``max_epochs=10,
-    random_state=0`` on the CPU (kept per input, since each named mistake asks again).
-    """
-    train, val = [], []
+def kernel_alignment(X, y, sigmas, mistake=None):
+    """Raw and centred alignments of the RBF Gram matrix with y yᵀ per σ, and the σ of the best centred one."""
+    X, y = _labelled(X, y)
+    sigmas = np.asarray(sigmas, dtype=float)
+    if sigmas.ndim != 1 or len(sigmas) == 0 or np.any(sigmas <= 0):
+        raise ValueError("sigmas must be a non-empty list of positive numbers")
+    n = len(y)
+    H = np.eye(n) - 1.0 / n
+    yc = y - y.mean()
+    raw, centred = [], []
     for s in sigmas:
-        model = KernelPerceptron(kernel="rbf", sigma=s, max_epochs=max_epochs, random_state=0,
-                                 device="cpu").fit(X_train, y_train)
-        train.append(np.mean(model.predict(X_train) != y_train))
-        val.append(np.mean(model.predict(X_val) != y_val))
-    return np.array(train), np.array(val)
+        K = rbf(X, X, s)
+        Kc = H @ K @ H
+        raw.append(y @ K @ y / (n * np.linalg.norm(K)))
+        if mistake == "half_centred":  # K centred, y yᵀ not
+            centred.append(y @ Kc @ y / (np.linalg.norm(Kc) * n))
+        else:
+            centred.append(yc @ Kc @ yc / (np.linalg.norm(Kc) * (yc @ yc)))
+    raw, centred = np.array(raw), np.array(centred)
+    return raw, centred, float(sigmas[int(np.argmax(raw if mistake == "raw_choice" else centred))])
 
 
-def choose_sigma(X_train, y_train, X_val, y_val, sigmas, mistake=None):
-    train, val = sigma_errors(X_train, y_train, X_val, y_val, sigmas)
-    errors = {"counts": val * len(y_val), "accuracy": 1 - val, "train_errors": train}.get(mistake, val)
-    return sigmas[int(np.argmin(train if mistake == "train" else val))], errors
+def interpolation_bound(X, y, sigma, mistake=None):
+    """(yᵀK⁻¹y, c) with K c = y for the RBF Gram matrix of distinct points: ‖f*‖² bounds the mistakes."""
+    X, y = _labelled(X, y)
+    if not sigma > 0:
+        raise ValueError("sigma must be positive")
+    D = squared_distances(X, X)
+    same = np.argwhere(np.triu(D == 0, k=1))
+    if len(same):
+        raise ValueError(f"rows {same[0][0]} and {same[0][1]} of X are equal: K is singular")
+    K = rbf(X, X, sigma, mistake)
+    L = np.linalg.cholesky(K)
+    c = np.linalg.solve(L.T, np.linalg.solve(L, y))
+    bound = {"sqrt": np.sqrt(y @ c), "sum_c": c.sum()}.get(mistake, y @ c)
+    return float(bound), c
 
 
-REFERENCES = {"rbf_gram": rbf_gram, "rbf_predict": rbf_predict, "choose_sigma": choose_sigma}
+def sign_changes(X, y, alpha, query, lo, hi, mistake=None):
+    """The bandwidths σ in (lo, hi) at which Σ αᵢ yᵢ exp(-‖xᵢ − q‖²/2σ²) changes sign, in increasing order."""
+    X, y = _labelled(X, y)
+    alpha, q = np.asarray(alpha, dtype=float), np.asarray(query, dtype=float)
+    if alpha.shape != y.shape or q.shape != (X.shape[1],) or not 0 < lo < hi:
+        raise ValueError("alpha must match y, query must be one point, and 0 < lo < hi")
+    d2 = ((X - q) ** 2).sum(axis=1)
+    c = alpha * y
+    e = d2 - (0.0 if mistake == "count" else d2[c != 0].min(initial=0.0))  # the plain score, or divided
+
+    def g(s):
+        return (c[None, :] * np.exp(-e[None, :] / (2 * np.asarray(s, dtype=float)[:, None] ** 2))).sum(axis=1)
+
+    grid = np.geomspace(lo, hi, 100_001)
+    values = g(grid)
+    if mistake in ("count", "precision"):  # a change of np.sign (0 included), at the grid's precision
+        signs = np.sign(values)
+        where = np.flatnonzero(signs[:-1] != signs[1:])
+        return grid[where] * (1 + 1e-4 if mistake == "precision" else 1.0)
+    roots = []
+    for k in np.flatnonzero(values[:-1] * values[1:] < 0):
+        a, b, ga = grid[k], grid[k + 1], values[k]
+        for _ in range(80):
+            m = 0.5 * (a + b)
+            gm = g([m])[0]
+            if gm * ga > 0:
+                a, ga = m, gm
+            else:
+                b = m
+        roots.append(0.5 * (a + b))
+    return np.array(roots)
+
+
+REFERENCES = {"rbf_truncated": rbf_truncated, "kernel_alignment": kernel_alignment,
+              "interpolation_bound": interpolation_bound, "sign_changes": sign_changes}
 
 
 # --------------------------------------------------------------- hidden probes
-def _gram_values(rng):
-    probes = [Probe((rng.normal(size=(n, d)), 2.0 * rng.normal(size=(m, d)), s))
-              for n, m, d, s in ((13, 7, 4, 0.6), (9, 9, 1, 3.0), (25, 18, 6, 1.3))]
-    A = rng.normal(size=(12, 3))
-    return [*probes, Probe((A, A, 0.9))]
+def _halves(rng, shape, low=-4, high=5):
+    return rng.integers(low, high, size=shape) / 2
 
 
-def _gram_shapes(rng):
-    probes = [Probe((rng.normal(size=(n, d)), rng.normal(size=(m, d)), 2.0)) for n, m, d in
-              ((2, 7, 4), (7, 2, 1), (1, 1, 3))]
-    probes.append(Probe((rng.integers(-5, 6, size=(3, 2)), rng.integers(-5, 6, size=(5, 2)), 2.0)))  # integers
-    return [*probes, Probe((np.ones((4, 5)), np.ones((4, 4)), 1.0), raises="ValueError", why="X has 5 columns "
-                           "but Z has 4"),
-            Probe((np.ones((2, 2)), np.ones((3, 2)), -float(rng.uniform(0.05, 2.0))), raises="ValueError",
-                  why="sigma is negative")]
+def _truncated_values(rng):
+    return [Probe((_halves(rng, (n, d)), _halves(rng, (m, d)), float(rng.choice([0.8, 1.5, 2.5])), int(N)))
+            for (n, m, d), N in zip(((5, 4, 3), (3, 6, 6), (4, 4, 1)), rng.integers(2, 12, size=3), strict=True)]
 
 
-def _gram_large(rng):
-    # a loop-free but slow function (np.vectorize) takes seconds here: the time limit only
-    # stops endless loops, no point depends on speed
-    return [Probe((rng.normal(size=(1200, 8)), rng.normal(size=(900, 8)), 2.5), compare="kernel_range")]
+def _truncated_limits(rng):
+    X, Z = _halves(rng, (4, 2)), _halves(rng, (3, 2))
+    return [Probe((X, Z, 1.0, 0)), Probe((X, Z, 2.0, 40)), Probe((X.tolist(), Z.tolist(), 1.5, 3)),
+            Probe((X, Z, 0.0, 3), raises="ValueError", why="sigma is 0"),
+            Probe((X, Z, 1.0, -1), raises="ValueError", why="degree is negative")]
 
 
-def _predict_scores(rng):
-    ex = datasets.msdn_example()
-    probes = [Probe((ex["X"], ex["y"], ex["alpha"], ex["query"], ex["sigma"]))]  # the article's example
-    for n, d, s in ((10, 3, 0.7), (25, 5, 2.0), (1, 2, 1.0)):
-        probes.append(Probe((rng.normal(size=(n, d)), rng.choice([-1, 1], size=n), rng.integers(0, 4, size=n),
-                             rng.normal(size=d), s)))
-    # a trained kernel perceptron without bias scores with the same formula
-    Xc, yc = datasets.circles(120, noise=0.1, random_state=new_seed(rng))
-    model = KernelPerceptron(kernel="rbf", sigma=0.4, fit_intercept=False, max_epochs=MAX_EPOCHS, random_state=0,
-                             device="cpu").fit(Xc, yc)
-    return [*probes, *(Probe((Xc, yc, model.alpha_, q, 0.4)) for q in rng.uniform(-1.3, 1.3, size=(10, 2)))]
+def _rings(rng, n_minority, n_majority):
+    """Two noisy rings, the inner one with n_minority points, the outer with n_majority."""
+    r = np.r_[np.full(n_minority, 0.5), np.ones(n_majority)] + rng.normal(0, 0.08, n_minority + n_majority)
+    t = rng.uniform(0, 2 * np.pi, n_minority + n_majority)
+    X = np.c_[r * np.cos(t), r * np.sin(t)]
+    y = np.r_[-np.ones(n_minority, dtype=int), np.ones(n_majority, dtype=int)]
+    order = rng.permutation(len(y))
+    return X[order], y[order]
 
 
-def _predict_labels(rng):
-    X, y, alpha = rng.normal(size=(15, 3)), rng.choice([-1, 1], size=15), rng.integers(0, 3, size=15)
-    probes = [Probe((X, y, alpha, q, 1.1)) for q in rng.normal(size=(20, 3))]
-    # opposite labels at the same distance with the same count: a score of exactly 0
-    a, c = float(rng.integers(1, 4)), int(rng.integers(1, 5))
-    return [*probes, Probe((np.array([[1.0, a, 0.0], [1.0, -a, 0.0]]), np.array([-1, 1]), np.array([c, c]),
-                            np.array([1.0, 0.0, 5.0]), 0.5), compare="zero_label")]
+def _alignment_values(rng):
+    X, y = _halves(rng, (12, 2)), rng.choice([-1, 1], size=12)
+    return [Probe((X, y, [0.5, 1.0, 3.0])), Probe((*_rings(rng, 30, 50), [0.1, 0.3, 1.0]))]
 
 
-def _rings(rng):
-    X, y = datasets.circles(250, noise=0.1, factor=0.5, random_state=new_seed(rng))
-    return X[:150], y[:150], X[150:], y[150:]
+def _alignment_choice(rng):
+    X, y = _rings(rng, int(rng.integers(15, 25)), int(rng.integers(150, 200)))
+    return [Probe((X, y, [0.05, 0.1, 0.2, 0.3, 0.5, 1.0, 2.0, 5.0, 10.0])),
+            Probe((X, y, []), raises="ValueError", why="sigmas is empty")]
 
 
-HIDDEN = {"ex1-rbf-gram-tests-values": _gram_values, "ex1-rbf-gram-tests-shape": _gram_shapes,
-          "ex1-rbf-gram-tests-loop-free": _gram_large,
-          "ex2-rbf-predict-tests-score": _predict_scores, "ex2-rbf-predict-tests-label": _predict_labels,
-          "ex3-choose-sigma-tests-errors": lambda rng: [Probe((*_rings(rng), (0.003, 0.03, 0.3, 3.0, 30.0)))],
-          "ex3-choose-sigma-tests-choice": lambda rng: [Probe((*_rings(rng), (0.002, 0.02, 0.2, 2.0, 20.0)),
-                                                              compare="sigma_choice_shaped")]}
+def _distinct(rng, n, d, low=-4, high=5):
+    while True:
+        X = _halves(rng, (n, d), low, high)
+        if len(np.unique(X, axis=0)) == n:
+            return X
 
 
-visible_data, cells = declared.grader(visible.LESSON, REFERENCES, HIDDEN, OPTIONS)
+def _conditioned(rng, n, d, sigma):
+    """Distinct points whose Gram matrix is far from singular (condition number below 10**6)."""
+    while True:
+        X = _distinct(rng, n, d)
+        if np.linalg.cond(rbf(X, X, sigma)) < 1e6:
+            return Probe((X, rng.choice([-1, 1], size=n), sigma))
+
+
+def _bound_values(rng):
+    return [_conditioned(rng, n, d, s) for n, d, s in ((8, 2, 1.0), (15, 3, 1.5), (6, 1, 0.7))]
+
+
+def _bound_inputs(rng):
+    X, y = _distinct(rng, 6, 2), rng.choice([-1, 1], size=6)
+    copy = np.r_[X, X[2:3]]
+    return [Probe((X.tolist(), y.tolist(), 1.2)),
+            Probe((copy, np.r_[y, y[2]], 1.0), raises="ValueError", why="two rows of X are equal"),
+            Probe((X, y, -1.0), raises="ValueError", why="sigma is negative")]
+
+
+def _flips(rng, n_roots, lo=0.05, hi=20.0):
+    """A small model and a query whose score changes sign n_roots times in (lo, hi), roots 5 % apart."""
+    while True:
+        n = int(rng.integers(4, 9))
+        X = rng.integers(-4, 5, size=(n, 2)).astype(float)
+        y, alpha = rng.choice([-1, 1], size=n), rng.integers(1, 5, size=n)
+        q = rng.integers(-4, 5, size=2).astype(float)
+        d2 = ((X - q) ** 2).sum(axis=1)
+        if d2.min() == 0 or (alpha * y)[d2 == d2.min()].sum() == 0:  # the nearest group must decide at small σ
+            continue
+        roots = sign_changes(X, y, alpha, q, lo, hi)
+        if len(roots) == n_roots and np.all(np.diff(np.r_[lo, roots, hi]) > 0.05 * np.r_[lo, roots]):
+            return Probe((X, y, alpha, q, lo, hi))
+
+
+def _flips_msdn(rng):  # lo = 0.01: the plain score underflows at the small end
+    return [_flips(rng, 1, lo=0.01), _flips(rng, 0, lo=0.01)]
+
+
+def _flips_several(rng):  # lo = 0.3: no squared distance here (at most 128) makes the plain score underflow
+    return [_flips(rng, 2, lo=0.3), _flips(rng, 1, lo=0.3, hi=50.0),
+            Probe((np.ones((3, 2)), np.ones(3), np.ones(3), np.zeros(2), 2.0, 1.0), raises="ValueError",
+                  why="lo > hi")]
+
+
+HIDDEN = {"ex1-truncated-tests-values": _truncated_values, "ex1-truncated-tests-limits": _truncated_limits,
+          "ex2-alignment-tests-values": _alignment_values, "ex2-alignment-tests-choice": _alignment_choice,
+          "ex3-bound-tests-values": _bound_values, "ex3-bound-tests-inputs": _bound_inputs,
+          "ex4-flips-tests-msdn": _flips_msdn, "ex4-flips-tests-several": _flips_several}
+
+visible_data, cells = declared.grader(visible.LESSON, REFERENCES, HIDDEN)
