@@ -9,10 +9,12 @@ For every ``notebooks/*.ipynb`` (the start page, the lectures and their appendic
   the text between the tags does), unescape HTML entities, split on white space, and count the
   tokens that hold at least one letter or digit (a lone ``—`` or ``|`` is no word). At about
   150 words a minute, the limit is under half an hour of reading.
-* **No maintainer talk**: none of ``MAINTAINER_WORDS`` (case-insensitive) appears in the
-  markdown a student sees: anything but the title attribute of a ``<span title="...">`` tag,
-  where ``results:`` and ``fact:`` tags name their sources. Fenced and inline code count: a
-  student reads them too.
+* **No maintainer talk**: none of ``MAINTAINER_WORDS`` appears in what a student reads of the
+  start page, the lectures, their appendices and the released assignments (``release/``): the
+  markdown, but for the title attribute of a ``<span title="...">`` tag (where ``results:`` and
+  ``fact:`` tags name their sources) and a link's target (a link to the course's benchmark
+  results is what a student should get); and the code cells, comments included. Fenced and
+  inline code count: a student reads them too.
 
 The test is parametrized by notebook, so each lesson fails on its own; the counting and the
 search are unit-tested below on synthetic text.
@@ -29,6 +31,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
+#: What a student reads: the start page, lectures and appendices, and the released assignments.
+STUDENT_NOTEBOOKS = [*NOTEBOOKS, *sorted((ROOT / "release").glob("*/*.ipynb"))]
 MAX_WORDS = 4000
 MAINTAINER_WORDS = {
     "nbval": re.compile(r"nbval", re.I),
@@ -36,7 +40,12 @@ MAINTAINER_WORDS = {
     "pytest": re.compile(r"pytest", re.I),
     "tests/": re.compile(r"(?<![\w-])tests/", re.I),
     ".ci": re.compile(r"(?<![\w])\.ci\b", re.I),
+    "CI": re.compile(r"\bCI\b"),
     "make test": re.compile(r"make\s+test", re.I),
+    "this project": re.compile(r"this\s+project", re.I),
+    "benchmark notes": re.compile(r"benchmark\s+notes", re.I),
+    "shared/": re.compile(r"(?<![\w-])shared/", re.I),
+    "results:": re.compile(r"\bresults:", re.I),
 }
 
 FENCED = re.compile(r"^(```|~~~).*?^\1[^\n]*$", re.S | re.M)
@@ -45,6 +54,7 @@ DISPLAY_MATH = re.compile(r"\$\$.+?\$\$", re.S)
 INLINE_MATH = re.compile(r"(?<!\\)\$(?:\\.|[^$\\])+?\$", re.S)
 HTML_TAG = re.compile(r"<[^>]*>")
 SPAN_TITLE = re.compile(r'(<span\s+title=)"[^"]*"', re.I)
+LINK_TARGET = re.compile(r"(\]\()[^)\s]*(\))")
 
 
 def _text(source):
@@ -66,10 +76,13 @@ def count_words(markdown):
     return sum(1 for token in text.split() if re.search(r"\w", token))
 
 
-def maintainer_words(markdown):
-    """The maintainer words found in a markdown text, outside span title attributes."""
-    visible = SPAN_TITLE.sub(r'\1""', markdown)
-    return [word for word, pattern in MAINTAINER_WORDS.items() if pattern.search(visible)]
+def maintainer_words(text, markdown=True):
+    """The maintainer words found in a text: in markdown, outside span title attributes and link targets;
+    a title that names a folder of the course's maintainers (``shared/``) is reported too (a student hovers)."""
+    visible = LINK_TARGET.sub(r"\1\2", SPAN_TITLE.sub(r'\1""', text)) if markdown else text
+    found = [word for word, pattern in MAINTAINER_WORDS.items() if pattern.search(visible)]
+    titles = " ".join(m.group(0) for m in SPAN_TITLE.finditer(text)) if markdown else ""
+    return found + (["shared/ in a title"] if MAINTAINER_WORDS["shared/"].search(titles) else [])
 
 
 def _load(path):
@@ -84,11 +97,12 @@ def test_lecture_text_is_at_most_the_word_limit(path):
                                 f"move optional depth into notebooks/{path.stem}-appendix.ipynb")
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", STUDENT_NOTEBOOKS, ids=lambda p: str(p.relative_to(ROOT)))
 def test_no_maintainer_words_in_what_a_student_reads(path):
-    found = [f"cell {i}: {word!r}" for i, source in _markdown(_load(path))
-             for word in maintainer_words(source)]
-    assert not found, f"{path.name} speaks to maintainers:\n" + "\n".join(found)
+    cells = _load(path)["cells"]
+    found = [f"cell {i}: {word!r}" for i, c in enumerate(cells) if c["cell_type"] in ("markdown", "code")
+             for word in maintainer_words(_text(c["source"]), markdown=c["cell_type"] == "markdown")]
+    assert not found, f"{path.relative_to(ROOT)} speaks to maintainers:\n" + "\n".join(found)
 
 
 NBVAL_COMMENT = re.compile(r"^\s*#\s*NBVAL_", re.I | re.M)
@@ -148,8 +162,12 @@ def test_count_words_leaves_out_code_latex_tags_and_punctuation():
 def test_maintainer_words_are_found_outside_span_titles_only():
     assert maintainer_words('<span title="results:3. Against SVC">45×</span> faster') == []
     assert maintainer_words('<span title="fact:pytest tests/ nbval">1 %</span>') == []
+    assert maintainer_words('<span title="fact:an article (shared/sources/01)">1 %</span>') == ["shared/ in a title"]
     md = ("Run `pytest tests/test_gram.py` (or make test), compare with RESULTS.md, nbval, "
-          "see .ci/run.")
+          "see .ci/run and the CI log; this project's benchmark notes (../shared/sources, results:1).")
     assert maintainer_words(md) == list(MAINTAINER_WORDS)
+    assert maintainer_words("the [benchmark results](../benchmarks/RESULTS.md), section 4") == []
+    assert maintainer_words("# see RESULTS.md, section 4", markdown=False) == ["RESULTS.md"]
+    assert maintainer_words("a specific CIFAR run, the Cinema, ci") == []
     assert maintainer_words("the visible and hidden tests, e.g. citation, make tests") == \
         ["make test"]
