@@ -157,6 +157,25 @@ def test_plain_csv(gradebook, tmp_path):
     assert (carol["timestamp"], carol["score"]) == ("", "0")
 
 
+def test_autograde_exports_names_with_commas_and_any_letters(gradebook, tmp_path):
+    """Issue 45: ``make autograde``'s ``grades.csv`` is quoted as CSV must be. nbgrader's own export wrote
+    ``Stone, Jr.`` unquoted, and the next step (the isolation column) raised ``ValueError: dict contains fields
+    not in fieldnames: None``. The course's exporter writes it, with the isolation column after."""
+    from kpcourse.grading.autograding import _export_grades
+
+    with Gradebook(gradebook) as gb:
+        gb.add_student("zoe", first_name="Zoë", last_name="Ødegård-Łukasz, \"Z\"", email="zoe@uni.example")
+    out = tmp_path / "grades.csv"
+    _export_grades(tmp_path, out)  # the fixture's gradebook.db is in tmp_path, as in a course folder
+    with open(out, newline="", encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh))
+    assert all(None not in r for r in rows) and len(rows) == 4 * 2
+    names = {(r["student_id"], r["first_name"], r["last_name"]) for r in rows}
+    assert ("bob", "Bob", "Stone, Jr.") in names and ("zoe", "Zoë", 'Ødegård-Łukasz, "Z"') in names
+    bob = next(r for r in rows if r["student_id"] == "bob" and r["assignment"] == "01-similarity")
+    assert (bob["raw_score"], bob["score"], bob["isolated"]) == ("5", "4", "")  # no grading summary here
+
+
 def test_errors(gradebook, tmp_path):
     sheet = export.read_gradebook(gradebook)
     with pytest.raises(ValueError, match="unknown format"):

@@ -29,6 +29,7 @@ from pathlib import Path
 
 import nbformat
 
+from kpcourse.grading import export as grades
 from kpcourse.grading.course import ensure_in_gradebook, nbgrader, submissions
 from kpcourse.grading.paths import copy_source, course_path
 from kpcourse.grading.progress import Progress, clock
@@ -285,8 +286,7 @@ def autograde(root, jobs=None, *, students=None, feedback=True, export="grades.c
             "could read the course folder\n(solutions, gradebook, other submissions). Install bubblewrap "
             "(apt-get install bubblewrap)\nand grade again before trusting these grades.\n" + "*" * 78)
     if export:
-        nbgrader(["export", "--to", str(root / export)], root)
-        _mark_isolation(root / export, root)
+        _export_grades(root, root / export)
         log(f"grades written to {root / export}")
     return results
 
@@ -302,16 +302,14 @@ def _record_wall(summary_path, seconds):
         summary_path.chmod(mode)
 
 
-def _mark_isolation(csv_path, root):
-    """Add an ``isolated`` column to the grades export (yes / NO / empty when not graded)."""
-    with open(csv_path, newline="") as f:
-        rows = list(csv.DictReader(f))
-    if not rows:
-        return
-    for row in rows:
-        summary = Summary.read(course_path(root, "autograded", row["student_id"], row["assignment"]) / SUMMARY)
-        row["isolated"] = "" if summary is None else "yes" if summary.isolated else "NO"
-    with open(csv_path, "w", newline="") as f:
-        writer = csv.DictWriter(f, fieldnames=list(rows[0]))
-        writer.writeheader()
-        writer.writerows(rows)
+def _export_grades(root, path):
+    """``grades.csv``: the course gradebook in :mod:`.export`'s ``csv`` layout, quoted as CSV must be (nbgrader's
+    own export leaves ``Stone, Jr.`` unquoted), plus an ``isolated`` column (yes / NO / empty when not graded)."""
+    table = grades.rows(grades.read_gradebook(f"sqlite:///{Path(root).resolve() / 'gradebook.db'}"), "csv")
+    header = table[0]
+    who, what = header.index("student_id"), header.index("assignment")
+    for row in table[1:]:
+        summary = Summary.read(course_path(root, "autograded", row[who], row[what]) / SUMMARY)
+        row.append("" if summary is None else "yes" if summary.isolated else "NO")
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        csv.writer(f).writerows([[*header, "isolated"], *table[1:]])

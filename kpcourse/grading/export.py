@@ -36,7 +36,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-__all__ = ["FORMATS", "Gradesheet", "read_gradebook", "write", "main"]
+__all__ = ["FORMATS", "Gradesheet", "read_gradebook", "rows", "write", "main"]
 
 FORMATS = ("canvas", "moodle", "csv")
 CANVAS_IDENTITY = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
@@ -158,6 +158,17 @@ def _csv_rows(sheet):
     return rows
 
 
+def rows(sheet, fmt, canvas_ids=None):
+    """The rows of ``sheet`` in one of :data:`FORMATS`, its header first (see :func:`write`)."""
+    if fmt == "canvas":
+        return _canvas_rows(sheet, dict(canvas_ids or {}))
+    if fmt == "moodle":
+        return _moodle_rows(sheet)
+    if fmt == "csv":
+        return _csv_rows(sheet)
+    raise ValueError(f"unknown format {fmt!r}: choose one of {', '.join(FORMATS)}")
+
+
 def write(sheet, fmt, out, canvas_ids=None):
     """Write ``sheet`` to ``out`` in one of :data:`FORMATS`; return the number of student rows.
 
@@ -179,18 +190,11 @@ def write(sheet, fmt, out, canvas_ids=None):
     ValueError
         For an unknown format, or Canvas ids of assignments not in the gradebook.
     """
-    if fmt == "canvas":
-        rows = _canvas_rows(sheet, dict(canvas_ids or {}))
-    elif fmt == "moodle":
-        rows = _moodle_rows(sheet)
-    elif fmt == "csv":
-        rows = _csv_rows(sheet)
-    else:
-        raise ValueError(f"unknown format {fmt!r}: choose one of {', '.join(FORMATS)}")
+    table = rows(sheet, fmt, canvas_ids)
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     with open(out, "w", newline="", encoding="utf-8") as fh:
-        csv.writer(fh).writerows(rows)
+        csv.writer(fh).writerows(table)
     return len(sheet.students)
 
 
