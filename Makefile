@@ -38,8 +38,13 @@ $(STAMP): pyproject.toml $(CONSTRAINTS)
 	$(BIN)/python -m pip install --quiet $(PIP_FLAGS) $(if $(CONSTRAINTS),-c $(CONSTRAINTS)) -e '.[course,dev]'
 	@touch $(STAMP)
 
+# JupyterLab on the course: the file browser at the repository's top (lectures in notebooks/, assignments in
+# release/), the start page open, the instructor's folders and files left out of the listing.
+LAB_HIDDEN := ['__pycache__','*.pyc','*.pyo','.DS_Store','*~','*.egg-info','source','tests','.ci','submitted',\
+'autograded','feedback','reports','gradebook.db']
 lab: $(STAMP)
-	$(BIN)/jupyter lab --notebook-dir=$(CURDIR) $(ROOT_FLAG) notebooks/
+	$(BIN)/jupyter lab --ServerApp.root_dir=$(CURDIR) "--ContentsManager.hide_globs=$(LAB_HIDDEN)" \
+	  --LabApp.default_url=/lab/tree/notebooks/00-start-here.ipynb $(ROOT_FLAG)
 
 # The grading sandbox (bubblewrap): installed with apt when missing and we are root.
 sandbox:
