@@ -23,7 +23,7 @@ NBVAL_FLAGS := --nbval --nbval-sanitize-with tests/nbval_sanitize.cfg --nbval-ce
 
 DEVICE ?=
 
-.PHONY: setup sandbox lab test test-unit test-pipeline sweep-seeds test-notebooks test-browser lint release autograde report checks-data validate export-grades test-hub giveaway bench bench-mnist-full bench-gpu \
+.PHONY: setup sandbox lab student-edition test test-unit test-pipeline sweep-seeds test-notebooks test-browser lint release autograde report checks-data validate export-grades test-hub giveaway bench bench-mnist-full bench-gpu \
 	clean help
 
 help:
@@ -122,6 +122,12 @@ validate: $(STAMP)
 # FORMAT=canvas|moodle|csv writes grades-$(FORMAT).csv; CANVAS_IDS="02-perceptron-by-hand=4711 ..." names Canvas columns.
 FORMAT ?= canvas
 CANVAS_IDS ?=
+# The folder a course hands to students (start page, lectures, release/, the package; no source/, no grader):
+# make student-edition EDITION=../kpcourse-student
+EDITION ?= ../kpcourse-student
+student-edition: $(STAMP)
+	$(BIN)/python -m kpcourse.grading.edition $(EDITION)
+
 export-grades: $(STAMP)
 	$(BIN)/python -m kpcourse.grading.export $(FORMAT) $(foreach i,$(CANVAS_IDS),--canvas-id $(i))
 
