@@ -115,7 +115,7 @@ def caratheodory(X, y, alpha, mistake=None):
         if len(S) == 0 or np.linalg.matrix_rank(V[S]) == len(S):
             return new
         z = np.linalg.svd(V[S].T)[2][-1]  # V[S]ᵀ z = 0: a direction that leaves Σ alpha_i y_i (x_i, 1)
-        z = z if z.max() > 0 else -z
+        z = z if z[np.argmax(np.abs(z))] > 0 else -z  # its largest entry positive: some coefficient can reach 0
         pos = z > 1e-12 * np.abs(z).max()
         k = np.flatnonzero(pos)[np.argmin(new[S][pos] / z[pos])]
         new[S] = np.maximum(new[S] - new[S][k] / z[k] * z, 0.0)

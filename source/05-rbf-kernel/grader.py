@@ -153,6 +153,7 @@ def _rings(rng, n_minority, n_majority):
 
 def _alignment_values(rng):
     X, y = _halves(rng, (12, 2)), rng.choice([-1, 1], size=12)
+    y[0] = -y[1]  # both labels: with one, y_c = 0 and the centred alignment is 0 / 0
     return [Probe((X, y, [0.5, 1.0, 3.0])), Probe((*_rings(rng, 30, 50), [0.1, 0.3, 1.0]))]
 
 

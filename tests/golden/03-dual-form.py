@@ -59,7 +59,7 @@ _REDUCE = '''    while True:
         if len(S) == 0 or np.linalg.matrix_rank(V[S]) == len(S):
             return alpha
         z = null(V[S].T)
-        if z.max() <= 0:
+        if z[np.argmax(np.abs(z))] < 0:
             z = -z
         up = np.flatnonzero(z > 1e-12 * np.abs(z).max())
         k = up[np.argmin(alpha[S][up] / z[up])]
