@@ -140,3 +140,49 @@ def test_every_hidden_probe_is_drawn_from_the_seed(assignment):
     assert fixed == {k: v for k, v in FIXED_HIDDEN.items() if k[0] == name}, (
         "hidden probes the same for every seed (draw them from the rng; or, for an assignment not yet "
         f"redesigned, update FIXED_HIDDEN, which only shrinks): {fixed}")
+
+
+# --------------------------------------------------------------------------- #
+# A reference that raises where it should answer would make a right answer fail
+# --------------------------------------------------------------------------- #
+
+#: Seeds the references are run on (the sweep of tests/sweep_seeds.py judges whole submissions).
+REFERENCE_SEEDS = range(1, 13)
+
+
+def test_every_reference_answers_every_hidden_probe_that_is_not_an_error_case(assignment):
+    """Where the reference raises on a probe that says nothing of why (``Probe.why``: a declared error case,
+    such as 06's storage that fits nowhere), or returns NaN, the judge would require a correct answer to do
+    the same: 03's Carathéodory reduction once raised on 1 seed in 4, and 05's alignment was NaN on one
+    label. Checked on several seeds of every declared grader."""
+    import numpy as np
+
+    from kpcourse.grading.declared import hidden_probes
+
+    name, grader, _, _ = assignment
+    lesson = getattr(getattr(grader, "visible", None), "LESSON", None)
+    if lesson is None or not hasattr(grader, "REFERENCES"):
+        pytest.skip(f"{name}: no declared references")
+    problems = []
+    for cell, draw in grader.HIDDEN.items():
+        reference = grader.REFERENCES[lesson.check(cell)[0].function]
+        for seed in REFERENCE_SEEDS:
+            for probe in hidden_probes(cell, draw, seed):
+                if probe.raises or probe.like is not None:
+                    continue
+                try:
+                    out = reference(*probe.args, **probe.kwargs)
+                except Exception as exc:  # noqa: BLE001 - reported, whatever it is
+                    if not probe.why:
+                        problems.append(f"{cell}, seed {seed}: {type(exc).__name__}: {exc}")
+                    continue
+                for part in out if isinstance(out, tuple) else (out,):
+                    if part is None:  # an answer of its own ("no cycle"), not a number
+                        continue
+                    try:
+                        nan = np.any(np.isnan(np.asarray(part, dtype=float)))
+                    except (TypeError, ValueError):
+                        nan = False  # not numbers (labels as strings, a dict): nothing to check here
+                    if nan:
+                        problems.append(f"{cell}, seed {seed}: NaN")
+    assert not problems, f"{name}: " + "; ".join(problems[:5])
