@@ -24,10 +24,6 @@ __all__ = ["INCLUDED", "STUDENT_README", "files", "write", "main"]
 #: What the edition holds: folders (every tracked file below them) and single files.
 INCLUDED = ("notebooks/", "release/", "kpcourse/", "benchmarks/RESULTS.md", "pyproject.toml", "environment.yml",
             "constraints.txt")
-#: Inside those, what never goes to students: the instructor's grading side of the package stays (the
-#: notebooks' visible checks import kpcourse.checks; kpcourse.grading holds no solution), but nothing
-#: named like a grader file or a source notebook may travel.
-FORBIDDEN_NAMES = ("grader.py", "references.py")
 
 STUDENT_README = """# kpcourse — kernel perceptrons (student edition)
 
@@ -66,7 +62,7 @@ def files(root):
     picked = []
     for path in _tracked(root):
         if any(path == item or (item.endswith("/") and path.startswith(item)) for item in INCLUDED):
-            if Path(path).name not in FORBIDDEN_NAMES and (Path(root) / path).is_file():
+            if (Path(root) / path).is_file():
                 picked.append(path)
     return sorted(picked)
 

@@ -21,14 +21,15 @@ _DECAY_HEAD = '''def dual_train_decay(K, y, eta0=1.0, power=0.5, max_epochs=100)
         raise ValueError("K must be (n, n), eta0 > 0 and power >= 0")
 '''
 
-# The steps shrink with the number of mistakes made so far, not with the visits.
-_MISTAKE_CLOCK = _DECAY_HEAD + '''    alpha, a, b, made = np.zeros(n, dtype=int), np.zeros(n), 0.0, 0
+def _decay_loop(clock, on_visit, on_mistake, weights):
+    """The decaying-step loop as a student writes it: ``clock`` counts what ``on_visit``/``on_mistake`` add to it,
+    and the score weighs the points by ``weights`` (``a`` right, ``alpha`` a mistake)."""
+    return _DECAY_HEAD + f'''    alpha, a, b, {clock} = np.zeros(n, dtype=int), np.zeros(n), 0.0, 0
     for _ in range(max_epochs):
         errors = 0
         for i in range(n):
-            if y[i] * (np.dot(a * y, K[:, i]) + b) <= 0:
-                made += 1
-                step = eta0 * made ** (-power)
+{on_visit}            if y[i] * (np.dot({weights} * y, K[:, i]) + b) <= 0:
+{on_mistake}                step = eta0 * {clock} ** (-power)
                 alpha[i] += 1
                 a[i] += step
                 b += step * y[i]
@@ -37,6 +38,12 @@ _MISTAKE_CLOCK = _DECAY_HEAD + '''    alpha, a, b, made = np.zeros(n, dtype=int)
             break
     return alpha, a, b
 '''
+
+
+# The steps shrink with the number of mistakes made so far, not with the visits.
+_MISTAKE_CLOCK = _decay_loop("made", "", "                made += 1\n", "a")
+# The visits counted right, the score of lesson 03's loop: counts, not the summed steps.
+_SCORE_COUNTS = _decay_loop("t", "            t += 1\n", "", "alpha")
 
 _LOO_HEAD = '''def loo_predictions(K, y, max_epochs=100):
     K, y = np.asarray(K, dtype=float), np.asarray(y)
@@ -83,21 +90,7 @@ CASES = {
     },
     # The score of lesson 03's loop, with counts: the summed steps are kept but never used.
     "decay-score-counts": {
-        "replace": {"ex2-decay": _DECAY_HEAD + '''    alpha, a, b, t = np.zeros(n, dtype=int), np.zeros(n), 0.0, 0
-    for _ in range(max_epochs):
-        errors = 0
-        for i in range(n):
-            t += 1
-            if y[i] * (np.dot(alpha * y, K[:, i]) + b) <= 0:
-                step = eta0 * t ** (-power)
-                alpha[i] += 1
-                a[i] += step
-                b += step * y[i]
-                errors += 1
-        if errors == 0:
-            break
-    return alpha, a, b
-'''},
+        "replace": {"ex2-decay": _SCORE_COUNTS},
         "expect": _NO_EX2,
         "message": "your score adds the counts alpha_j",
     },
