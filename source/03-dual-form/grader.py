@@ -112,14 +112,18 @@ def caratheodory(X, y, alpha, mistake=None):
     new = alpha.copy()
     while True:
         S = np.flatnonzero(new > 0)
-        if len(S) == 0 or np.linalg.matrix_rank(V[S]) == len(S):
+        m = next((m for m in range(1, len(S) + 1) if np.linalg.matrix_rank(V[S[:m]]) < m), None)
+        if m is None:  # the support's vectors are independent
             return new
-        z = np.linalg.svd(V[S].T)[2][-1]  # V[S]ᵀ z = 0: a direction that leaves Σ alpha_i y_i (x_i, 1)
-        z = z if z[np.argmax(np.abs(z))] > 0 else -z  # its largest entry positive: some coefficient can reach 0
+        S = S[:m]  # the first dependent points: v_last = Σ c_j v_j, one direction z = (-c, 1) up to scale
+        c = np.linalg.lstsq(V[S[:-1]].T, V[S[-1]], rcond=None)[0]
+        z = np.r_[-c, 1.0]  # Σ z_i v_i = 0, and its last entry is positive: some coefficient can reach 0
         pos = z > 1e-12 * np.abs(z).max()
-        k = np.flatnonzero(pos)[np.argmin(new[S][pos] / z[pos])]
-        new[S] = np.maximum(new[S] - new[S][k] / z[k] * z, 0.0)
-        new[S[k]] = 0.0
+        ratio = np.full(m, np.inf)
+        ratio[pos] = new[S][pos] / z[pos]
+        step = ratio.min()
+        new[S] = np.maximum(new[S] - step * z, 0.0)
+        new[S[ratio <= step * (1 + 1e-9)]] = 0.0  # every coefficient that reaches 0 (ties broken alike anywhere)
 
 
 REFERENCES = {"merge_duplicates": merge_duplicates, "dual_train_decay": dual_train_decay,
