@@ -326,6 +326,16 @@ def _forge(*args, **kwargs):
 get_ipython().events.register("post_run_cell", _forge)"""
 
 
+_PRINT_PROBES = """import glob
+_printed = 0
+for _p in sorted(glob.glob("/grading/in/*")):
+    with open(_p) as _f:
+        _text = _f.read()
+    print(_text)
+    _printed += len(_text)
+print("PRINTED=%d" % _printed)"""
+
+
 def _plant_links(guesses):
     targets = [str(p) for g in guesses for p in sorted(Path(g).glob("source/*/*.ipynb"))]
     return f"""import os
@@ -468,6 +478,9 @@ def adversarial_cases(a: Assignment, guesses):
         "escape-routes": (_attack(a, _escape_routes(a.name)), zero, "REACHED=[]"),
         # answers rewritten after they are recorded (names of huge arrays): judged as data, 0
         "forge-answers": (_attack(a, _FORGE), zero, None),
+        # the files the kernel was given, printed: they hold the visible tests' inputs only
+        # (test_no_hidden_input_in_feedback_notebook_or_report reads its feedback)
+        "print-probes": (_attack(a, _PRINT_PROBES), zero, "PRINTED="),
         # links planted where the grader reads: never followed
         "plant-links": (_attack(a, _plant_links(guesses)), zero, None),
         # a bomb per limit, each stopped by its limit; the real solutions after them earn nothing
@@ -710,8 +723,8 @@ def _cases():
 
 
 ADVERSARIAL = ("patch-helpers", "swallow-errors", "fake-pass", "steal-solutions", "tamper", "kill-grader",
-               "exec-reference", "escape-routes", "forge-answers", "plant-links", "bombs", "shared-memory",
-               "unreadable-cell")
+               "exec-reference", "escape-routes", "forge-answers", "print-probes", "plant-links", "bombs",
+               "shared-memory", "unreadable-cell")
 
 
 @pytest.mark.parametrize("case,name", _cases())

@@ -1,5 +1,6 @@
-"""kpcourse.grading.rerun: calls the grader runs again itself, under the kernel's memory limit
-(a memory test) or on read-only inputs (a test that the inputs stay as they were).
+"""kpcourse.grading.rerun: every hidden call, made by the grader in a run where only the student's
+definitions ran, one child per call; under a memory limit (a memory test) or on read-only inputs
+(a test that the inputs stay as they were).
 
 The runs need bubblewrap as tests/test_sandbox.py does (skipped without it, a failure under
 ``CI=true``); each is one short sandbox (about 0.7 s).
@@ -60,23 +61,26 @@ def _measure(tmp_path, *student, timeout=20):
     return got[("tests", 1, 0)]
 
 
-def test_only_hidden_calls_with_a_limit_are_measured():
+def test_every_hidden_call_is_planned():
     cells = _cells()
-    assert rerun.planned(cells) == [rerun.Run("tests", 1, (0,), cells["tests"].tests[1].calls[0].memory_limit)]
+    limit = cells["tests"].tests[1].calls[0].memory_limit
+    assert rerun.planned(cells) == [rerun.Job("tests", 1, 0, limit)]  # the visible test's call is not
     cells["tests"].tests[1].calls[0].memory_limit = None
-    assert rerun.planned(cells) == []
-    cells["tests"].tests[1].read_only = True  # a test of the inputs left unchanged: all its calls, in one run
-    assert rerun.planned(cells) == [rerun.Run("tests", 1, (0,))]
+    assert rerun.planned(cells) == [rerun.Job("tests", 1, 0)]
+    cells["tests"].tests[1].read_only = True  # a test of the inputs left unchanged: read-only inputs
+    assert rerun.planned(cells) == [rerun.Job("tests", 1, 0, None, True)]
 
 
-def test_the_instructors_cells_run_first_the_students_after():
-    nb = _notebook("x = 1", "y = 2")
+def test_the_instructors_cells_run_first_then_the_students_definitions_only():
+    nb = _notebook("x = 1", "print('hello')\ny = 2\nz = f()")
     nb.cells.insert(2, nbformat.v4.new_code_cell("import math"))
     nb.cells[2].metadata["nbgrader"] = {"grade_id": "more-setup", "locked": True}
-    setup, student = rerun._cells_before(nb, "tests", {"setup", "more-setup", "tests"})
-    assert (setup, student) == (["import numpy as np", "import math"], ["x = 1", "y = 2"])
+    spec, jobs, kept = rerun.spec_of(nb, _cells(), {"setup", "more-setup", "tests"})
+    assert spec["setup"] == ["import numpy as np", "import math"]
+    assert spec["code"] == ["x = 1", "y = 2"] and list(kept.left_out) == ["z"]
+    assert len(jobs) == len(spec["calls"]) == 1
     # a cell the notebook's own run stopped (past its time) is left out here too
-    assert rerun._cells_before(nb, "tests", {"setup", "more-setup", "tests"}, skip={1})[1] == ["y = 2"]
+    assert rerun.spec_of(nb, _cells(), {"setup", "more-setup", "tests"}, skip={1})[0]["code"] == ["y = 2"]
 
 
 def test_a_tiled_function_fits_an_untiled_one_does_not(bwrap, tmp_path):
@@ -87,6 +91,15 @@ def test_a_tiled_function_fits_an_untiled_one_does_not(bwrap, tmp_path):
     assert "more memory than the grader allows" in untiled.message and "MiB" not in untiled.message
 
 
+_MEMMAP = '''def gram(X, Z, sigma, max_memory):
+    G, D, K = (np.memmap(f"/tmp/{name}.dat", dtype=float, mode="w+", shape=(len(X), len(Z))) for name in "GDK")
+    np.matmul(X, Z.T, out=G)
+    np.add((X * X).sum(1)[:, None], (Z * Z).sum(1)[None, :], out=D)
+    np.subtract(D, 2 * G, out=D)
+    np.maximum(D, 0, out=D)
+    np.divide(D, -2 * sigma ** 2, out=K)
+    return np.exp(K, out=K)
+'''
 _IN_A_PROCESS = '''def gram(X, Z, sigma, max_memory):
     import subprocess
     import sys
@@ -119,7 +132,9 @@ def test_a_student_cell_that_loops_is_stopped_by_the_cell_limit(bwrap, tmp_path)
      "except (ValueError, OSError):\n    pass", _UNTILED],
     # K computed by a process of its own, which would have an allowance of its own: none starts
     [_IN_A_PROCESS],
-], ids=["forged-tracemalloc", "limit-lifted", "own-process"])
+    # every n x m array in a file mapped into memory (np.memmap): RLIMIT_DATA counts none, RLIMIT_AS all
+    [_MEMMAP],
+], ids=["forged-tracemalloc", "limit-lifted", "own-process", "memmap"])
 def test_what_a_students_cells_try_does_not_lift_the_limit(bwrap, tmp_path, cells):
     got = _measure(tmp_path, *cells)
     assert got.limited and got.error is not None and got.value is None, got.message
@@ -128,17 +143,18 @@ def test_what_a_students_cells_try_does_not_lift_the_limit(bwrap, tmp_path, cell
 
 def test_what_the_run_wrote_is_read_as_data_only(tmp_path):
     call = _cells()["tests"].tests[1].calls[0]
+    job = rerun.Job("tests", 1, 0, call.memory_limit)
     (tmp_path / "out").mkdir()
-    assert rerun._measured_answer(call, tmp_path, {}).error == "NoAnswer"  # nothing written
-    (tmp_path / "out" / "status.json").write_text('{"error": "ValueError", "message": "bad"}')
-    answer = rerun._measured_answer(call, tmp_path, {})
+    assert rerun.answer_of(call, 0, job, tmp_path, {}).error == "NoAnswer"  # nothing written
+    (tmp_path / "out" / "status-0.json").write_text('{"error": "ValueError", "message": "bad"}')
+    answer = rerun.answer_of(call, 0, job, tmp_path, {})
     assert (answer.error, answer.message) == ("ValueError", "bad")
-    (tmp_path / "out" / "status.json").write_text("{}")
-    np.save(tmp_path / "out" / "value.npy", np.array([object()], dtype=object), allow_pickle=True)
-    assert rerun._measured_answer(call, tmp_path, {}).error == "NoAnswer"  # a pickle is never loaded
-    (tmp_path / "out" / "value.npy").unlink()
-    os.symlink(Path(__file__), tmp_path / "out" / "value.npy")
-    assert rerun._measured_answer(call, tmp_path, {}).error == "NoAnswer"  # a link is never followed
+    (tmp_path / "out" / "status-0.json").write_text("{}")
+    np.save(tmp_path / "out" / "value-0.npy", np.array([object()], dtype=object), allow_pickle=True)
+    assert rerun.answer_of(call, 0, job, tmp_path, {}).error == "NoAnswer"  # a pickle is never loaded
+    (tmp_path / "out" / "value-0.npy").unlink()
+    os.symlink(Path(__file__), tmp_path / "out" / "value-0.npy")
+    assert rerun.answer_of(call, 0, job, tmp_path, {}).error == "NoAnswer"  # a link is never followed
 
 
 # ------------------------------------------------------------------ read-only inputs (Check.pure)
@@ -192,16 +208,22 @@ def test_the_input_files_cannot_be_opened_for_writing(bwrap, tmp_path):
 def test_answers_of_a_read_only_run_are_read_as_data_only(tmp_path):
     cells, _, _ = _pure_cells()
     calls = cells["tests"].tests[1].calls
-    (tmp_path / "out").mkdir()
-    assert [a.error for a in rerun._answers(calls, tmp_path, {}, 2**20)] == ["NoAnswer"] * 2  # nothing written
-    (tmp_path / "out" / "status.json").write_text("{}")
-    (tmp_path / "out" / "answers.json").write_text('[{"error": null, "value": 1}]')  # one answer for two calls
-    assert [a.error for a in rerun._answers(calls, tmp_path, {}, 2**20)] == ["NoAnswer"] * 2
-    (tmp_path / "out" / "answers.json").write_text(
-        '[{"error": null, "value": 1}, {"error": "ValueError", "message": "output array is read-only"}]')
-    first, second = rerun._answers(calls, tmp_path, {}, 2**20)
+    jobs = [rerun.Job("tests", 1, j, None, True) for j in range(2)]
+    out = tmp_path / "out"
+    out.mkdir()
+
+    def answers(cap=2**20):
+        pairs = enumerate(zip(calls, jobs, strict=True))
+        return [rerun.answer_of(c, k, job, tmp_path, {}, cap=cap) for k, (c, job) in pairs]
+    assert [a.error for a in answers()] == ["NoAnswer"] * 2  # nothing written
+    (out / "status-0.json").write_text("{}")
+    (out / "answer-0.json").write_text('{"error": null, "value": 1}')
+    (out / "status-1.json").write_text('{"error": "ValueError", "message": "output array is read-only"}')
+    first, second = answers()
     assert (first.value, first.mutated, second.error, second.mutated) == (1, [], None, [0, "y"])
-    assert [a.error for a in rerun._answers(calls, tmp_path, {}, 10)] == ["NoAnswer"] * 2  # over the cap
+    assert answers(cap=10)[0].error == "NoAnswer"  # over the cap
+    (out / "answer-0.json").write_text("[" * 100_000)
+    assert answers()[0].error == "NoAnswer"  # not plain data
 
 
 def test_a_write_past_numpy_stops_the_run(bwrap, tmp_path):
@@ -209,3 +231,39 @@ def test_a_write_past_numpy_stops_the_run(bwrap, tmp_path):
     first, second, _, _ = _read_only(tmp_path, "import ctypes\n\n\ndef centre(X, y):\n"
                                                "    ctypes.memset(X.ctypes.data, 0, 8)\n    return X, y\n")
     assert first.error == second.error == "NoAnswer" and first.value is None, (first.error, first.message)
+
+
+_SWAP_INPUTS = """import gc
+for _o in gc.get_objects():  # the grader's calls, their read-only inputs swapped for writable copies
+    if type(_o).__name__ == "Call":
+        _o.args = tuple(np.array(a) if isinstance(a, np.ndarray) else a for a in _o.args)
+        _o.kwargs = {k: np.array(v) if isinstance(v, np.ndarray) else v for k, v in _o.kwargs.items()}
+"""
+
+
+def test_top_level_code_never_runs_where_answers_are_made(bwrap, tmp_path):
+    """The attack that forged "inputs unchanged" before: top-level code found the grader's calls with
+    gc and made their inputs writable. Only definitions run now: the write is seen."""
+    first, second, _, _ = _read_only(tmp_path, _SWAP_INPUTS, _CENTRE_IN_PLACE)
+    assert first.mutated and second.mutated, (first.error, first.message)
+
+
+def test_each_call_is_made_alone(bwrap, tmp_path):
+    """A call cannot leave anything for the next one: each is a child of a process no student code ran in."""
+    first, second, _, _ = _read_only(tmp_path, "CALLS = 0\n\n\ndef centre(X, y):\n    global CALLS\n"
+                                               "    CALLS += 1\n    return CALLS, y\n")
+    assert first.value[0] == second.value[0] == 1, (first.error, first.message)
+
+
+def test_a_call_cannot_read_the_process_that_writes_the_answers(bwrap, tmp_path):
+    first, _, _, _ = _read_only(tmp_path, "import os\n\n\ndef centre(X, y):\n"
+                                          "    with open(f'/proc/{os.getppid()}/mem', 'rb') as f:\n"
+                                          "        f.read(1)\n    return X, y\n")
+    assert first.error in ("PermissionError", "OSError"), (first.error, first.message)
+
+
+def test_a_name_set_by_left_out_code_is_explained(bwrap, tmp_path):
+    first, _, _, _ = _read_only(tmp_path, "def scale():\n    return 2\n\n\nSCALE = scale()\n\n\n"
+                                          "def centre(X, y):\n    return X - X.mean(0), y * SCALE\n")
+    assert first.error == "NameError" and "SCALE = scale()" in first.message, first.message
+    assert "does not run" in first.message

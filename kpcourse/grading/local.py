@@ -13,8 +13,9 @@ is reset between them.
 What this cannot show, and ``make autograde`` must be used for: the sandbox (files,
 processes, network), kernel restarts after a loop that ignores the interrupt, custom
 exception handlers, nbgrader putting back locked cells and turning outputs into points,
-the grader's own runs of calls under the kernel's memory limit or on read-only inputs
-(:mod:`.rerun`; here: ``tracemalloc`` and a comparison after the call, as in the kernel).
+the grader's own run of the hidden calls in a sandbox, one child per call, under memory
+limits (:mod:`.rerun`; here: the same definitions-only run of each notebook in this shell,
+after a reset, with read-only copies for a test of purity and ``tracemalloc`` for memory).
 
 ``judge(source_dir, {name: notebook}, timeout)`` returns, per notebook, the verdict of
 each test cell (``None`` = passed, else the message) and the cells' printed text.
@@ -61,16 +62,21 @@ def judge(source_dir, notebooks, timeout=60, notebook_name=None, seed=None):
         ``text`` is everything the cells printed, error messages included; ``seconds`` each
         code cell's run time.
     """
+    from kpcourse.grading import rerun
     from kpcourse.grading.trusted import grading_context, is_test_cell, prepare_workdir, program_of, verdict
 
     source_dir = Path(source_dir)
     cells, forbidden, locked, tests, _ = grading_context(source_dir, notebook_name or source_dir.name, seed=seed)
     with tempfile.TemporaryDirectory(prefix="kpcourse-local-") as tmp:
         work = {}
+        hidden = {}
         for i, (label, nb) in enumerate(notebooks.items()):
             work[label] = Path(tmp) / f"nb{i}"
             work[label].mkdir()
             prepare_workdir(work[label], nb, cells, source_dir)
+            spec, jobs, kept = rerun.spec_of(nb, cells, locked)
+            (work[label] / "in" / "hidden.json").write_text(json.dumps(spec, allow_nan=True))
+            hidden[label] = (jobs, kept)
         n_cells = sum(c.cell_type == "code" for nb in notebooks.values() for c in nb.cells)
         env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1",
                    MPLBACKEND="Agg", NBGRADER_EXECUTION="autograde")
@@ -86,12 +92,20 @@ def judge(source_dir, notebooks, timeout=60, notebook_name=None, seed=None):
             ran = json.loads(out.read_text())
             outputs = {int(k): v for k, v in ran["outputs"].items()}
             program = program_of(nb, locked)
+            jobs, kept = hidden[label]
+            own = {}
+            for k, job in enumerate(jobs):  # measured by tracemalloc here: read as a plain answer
+                c = cells[job.gid].tests[job.test].calls[job.call]
+                plain = rerun.Job(job.gid, job.test, job.call, None, job.read_only)
+                own[(job.gid, job.test, job.call)] = rerun.answer_of(
+                    c, k, plain, work[label], {}, kept, cells[job.gid].answer_bytes or 2**26)
             verdicts = {}
             for index, cell in enumerate(nb.cells):
                 gid = cell.metadata.get("nbgrader", {}).get("grade_id")
                 if is_test_cell(cell) and gid in tests:
                     verdicts[gid] = verdict(cells[gid], program, forbidden, work[label] / "answers" / f"{gid}.json",
-                                            outputs.get(index, []))
+                                            outputs.get(index, []),
+                                            hidden={(t, j): a for (g, t, j), a in own.items() if g == gid})
             text = "\n".join(o.get("text", "") + o.get("evalue", "") for outs in outputs.values() for o in outs)
             results[label] = {"verdicts": verdicts, "text": text,
                               "seconds": {int(k): v for k, v in ran["seconds"].items()}}
@@ -164,9 +178,50 @@ def _run_all(workdirs, timeout):
             plt.close("all")
         except ImportError:
             pass
-        os.chdir(home)
         (wd / "out").mkdir(exist_ok=True)
+        _hidden(shell, json.loads((wd / "in" / "hidden.json").read_text()), wd / "out", timeout)
+        os.chdir(home)
         (wd / "out" / "outputs.json").write_text(json.dumps({"outputs": outputs, "seconds": seconds}, default=str))
+
+
+def _hidden(shell, spec, out, timeout):
+    """The hidden calls as :mod:`.rerun` makes them, in this shell: the instructor's cells and the
+    student's definitions only (after a reset), then each call on private copies, or on read-only
+    ones for a test of purity; memory measured by ``tracemalloc``. Writes ``status-k.json`` and
+    ``answer-k.json`` as the grader's run does."""
+    import numpy as np
+    from IPython.utils.capture import capture_output
+
+    from kpcourse.checks._core import Call, call
+
+    shell.reset(new_session=False)
+    with capture_output():
+        for source in [*spec["setup"], *spec["code"]]:
+            signal.alarm(timeout)
+            try:
+                shell.run_cell(source, store_history=False)
+            except _CellTimeout:
+                pass
+            finally:
+                signal.alarm(0)
+        for k, item in enumerate(spec["calls"]):
+            c = Call.from_data(item["call"])
+            if item["read_only"]:
+                frozen = [np.array(a) if isinstance(a, np.ndarray) else a for a in c.args]
+                for a in frozen:
+                    if isinstance(a, np.ndarray):
+                        a.flags.writeable = False
+                c.args = tuple(frozen)
+                for key, v in c.kwargs.items():
+                    if isinstance(v, np.ndarray):
+                        c.kwargs[key] = np.array(v)
+                        c.kwargs[key].flags.writeable = False
+            answer = call(shell.user_ns.get(c.function), c, shell.user_ns, time_limit=item["time_limit"],
+                          private=not item["read_only"])
+            status = {"error": answer.error, "message": answer.message} if answer.error else {}
+            (out / f"status-{k}.json").write_text(json.dumps(status))
+            if not answer.error:
+                (out / f"answer-{k}.json").write_text(json.dumps(answer.to_data(), allow_nan=True))
 
 
 def main(argv=None):

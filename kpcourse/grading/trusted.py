@@ -7,17 +7,20 @@
    the grader's, process: the hidden tests and the references they use;
 2. reads the student's cells as text (:mod:`.policy`): a graded function that reaches
    a forbidden reference, or a way around that analysis, earns nothing;
-3. replaces each autograded test cell by a call to
+3. **run**: replaces each autograded test cell by a call to
    :func:`kpcourse.checks._core.produce` and runs the notebook in the sandbox
-   (:mod:`.sandbox`): the student's kernel only *calls* their functions on the test
-   inputs and writes what came back as plain JSON;
-4. judges those answers here, with the grader file's tests -- a test that passes with hidden
-   calls that measure memory, or that must leave their inputs unchanged, is judged again with
-   those calls run a second time in a sandbox of the grader's own, under the kernel's memory
-   limit or on read-only inputs (:mod:`.rerun`) -- and writes each test
-   cell's verdict as its only output (an error output when it fails), from which
-   nbgrader's ``SaveAutoGrades`` computes the points as usual.
+   (:mod:`.sandbox`): the student's kernel only *calls* their functions on the visible
+   tests' inputs and writes what came back as plain JSON (for the student's feedback); then
+   makes every hidden call in a run of the grader's own (:mod:`.rerun`), where the
+   student's definitions ran and nothing else of theirs, one forked child per call (read-only
+   inputs for a test of purity, memory limits for a measured call);
+4. **read, judge**: judges those answers here, with the grader file's tests -- the visible
+   tests on the kernel's answers, the hidden tests on the grader's run alone;
+5. **report**: writes each test cell's verdict as its only output (an error output when it
+   fails), from which nbgrader's ``SaveAutoGrades`` computes the points as usual.
 
+A cell passes only when its hidden test passes too, so no point depends on anything the
+student's top-level code did, and no hidden input is ever in the student's kernel.
 Nothing the student's process prints, patches or writes can pass a test: their
 outputs in test cells are discarded, and their answers are data, never unpickled.
 A summary (isolation, verdicts, time, cells that timed out, kernel restarts, locked
@@ -56,6 +59,7 @@ from kpcourse.grading.summary import Summary
 __all__ = ["TrustedExecute", "load_grader", "grading_context", "program_of", "prepare_workdir", "verdict",
            "read_untrusted", "SUMMARY"]
 
+_NO_RUN = "the grader's own run of your definitions gave no answer for it"
 PASSED = "All tests passed: the visible tests and the hidden ones.\n"
 _SNIPPET = ("# Grading: this cell only records what your functions return; the grader judges it.\n"
             "from kpcourse.checks._core import produce as _kpcourse_produce\n"
@@ -127,20 +131,18 @@ class TrustedExecute(NbGraderPreprocessor):
         workdir = Path(tempfile.mkdtemp(prefix="kpcourse-sandbox-"))
         try:
             result = self._run(nb, cells, workdir, source_dir, limits, allowed)
+            hidden = rerun.rerun(nb, cells, locked, source_dir, self.timeout, limits, allowed,
+                                 answer_bytes=limits.answer_bytes, skip=result["stuck"])
             verdicts = {}
             for index, cell in enumerate(nb.cells):
                 if cell.cell_type != "code":
                     continue
                 if is_test_cell(cell):
                     gid = _nbg(cell)["grade_id"]
-
-                    def again(i, gid=gid):  # a test passed on the kernel's word: now on the grader's own run
-                        return {j: a for (_, _, j), a in rerun.rerun(
-                            nb, {gid: cells[gid]}, locked, source_dir, self.timeout, limits, allowed, test=i,
-                            answer_bytes=cells[gid].answer_bytes or limits.answer_bytes, skip=result["stuck"]).items()}
                     problem = verdict(cells[gid], program, forbidden, workdir / "answers" / f"{gid}.json",
                                       result["outputs"].get(index, []), log=self.log,
-                                      answer_bytes=limits.answer_bytes, stopped=result["stopped"], again=again)
+                                      answer_bytes=limits.answer_bytes, stopped=result["stopped"],
+                                      hidden={(t, j): a for (g, t, j), a in hidden.items() if g == gid})
                     verdicts[gid] = problem
                     cell.outputs = [_passed()] if problem is None else [_failed(problem)]
                 else:
@@ -255,15 +257,16 @@ def program_of(nb, locked):
 
 def prepare_workdir(workdir, nb, cells, source_dir):
     """Lay out what a run needs: ``in/notebook.ipynb`` (test cells replaced by recording calls),
-    ``in/probes.json`` (every test's calls), an empty ``answers/`` and ``run/`` holding the files
+    ``in/probes.json`` (the visible tests' calls: a hidden input never reaches the student's
+    kernel, :mod:`.rerun` makes those calls), an empty ``answers/`` and ``run/`` holding the files
     released with the assignment (from ``source_dir``, never files a student added).
     """
     workdir = Path(workdir)
     (workdir / "in").mkdir()
     (workdir / "run").mkdir()
     (workdir / "answers").mkdir()
-    probes = {gid: {"tests": [{"calls": [c.to_data() for c in t.calls], "time_limit": t.time_limit}
-                              for t in cell.tests]} for gid, cell in cells.items()}
+    probes = {gid: {"tests": [{"calls": [] if getattr(t, "hidden", False) else [c.to_data() for c in t.calls],
+                               "time_limit": t.time_limit} for t in cell.tests]} for gid, cell in cells.items()}
     (workdir / "in" / "probes.json").write_text(json.dumps(probes, allow_nan=True))
     run_nb = copy.deepcopy(nb)
     for cell in run_nb.cells:
@@ -277,7 +280,7 @@ def prepare_workdir(workdir, nb, cells, source_dir):
 
 
 def verdict(cell, program, forbidden, answers_path, ran, log=None, answer_bytes=Limits.answer_bytes, stopped=None,
-            again=None):
+            hidden=None):
     """``None`` when the test cell passes, else the message the student reads (never an expected value).
 
     Parameters
@@ -289,7 +292,8 @@ def verdict(cell, program, forbidden, answers_path, ran, log=None, answer_bytes=
     forbidden : tuple of str
         The grader file's forbidden prefixes (a cell's own ``forbidden`` wins).
     answers_path : pathlib.Path
-        ``answers/<grade_id>.json`` as :func:`kpcourse.checks._core.produce` wrote it: read as data.
+        ``answers/<grade_id>.json`` as :func:`kpcourse.checks._core.produce` wrote it in the
+        student's kernel: the visible tests' answers, read as data.
     ran : list of dict
         The outputs of the test cell's recording call (for "the kernel said ...").
     log : logging.Logger, optional
@@ -298,11 +302,10 @@ def verdict(cell, program, forbidden, answers_path, ran, log=None, answer_bytes=
         Largest answers file read (:attr:`Limits.answer_bytes`).
     stopped : str, optional
         Why the whole notebook was stopped (a limit), said when an answer is missing.
-    again : callable, optional
-        ``again(test index)`` -> ``{call index: Answer}``: the calls the grader runs itself,
-        under a memory limit or on read-only inputs (:func:`kpcourse.grading.rerun.rerun`),
-        asked for once that test has passed on the kernel's answers; it is judged again with
-        them in place.
+    hidden : dict, optional
+        ``{(test index, call index): Answer}``: the hidden tests' answers, made by the grader in a
+        run where only the student's definitions ran (:func:`kpcourse.grading.rerun.rerun`). A
+        hidden test is judged on these alone; a call missing here has no answer.
     """
     names = cell.called()
     problems = program.verdict(names, cell.forbidden or forbidden, cell.allow, cell.what)
@@ -339,13 +342,14 @@ def verdict(cell, program, forbidden, answers_path, ran, log=None, answer_bytes=
     for i, test in enumerate(cell.tests):
         got = raw[i] if isinstance(raw, list) and i < len(raw) and isinstance(raw[i], list) else []
         try:
-            answers = [_core.Answer.from_data(c, got[j]) if j < len(got)
-                       else _core.Answer(c, error="NoAnswer", message="it did not finish in time")
-                       for j, c in enumerate(test.calls)]
+            if getattr(test, "hidden", False):  # never the kernel's word: the grader's own run
+                answers = [(hidden or {}).get((i, j)) or _core.Answer(c, error="NoAnswer", message=_NO_RUN)
+                           for j, c in enumerate(test.calls)]
+            else:
+                answers = [_core.Answer.from_data(c, got[j]) if j < len(got)
+                           else _core.Answer(c, error="NoAnswer", message="it did not finish in time")
+                           for j, c in enumerate(test.calls)]
             test.judge(answers)
-            own = again(i) if again is not None else {}
-            if own:
-                test.judge([own.get(j, a) for j, a in enumerate(answers)])
         except AssertionError as exc:
             return str(exc) or "a test failed"
         except Exception as exc:  # noqa: BLE001 - an answer the judge could not read

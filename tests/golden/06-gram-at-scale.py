@@ -27,6 +27,18 @@ _GRAM_HEAD = '''def tiled_rbf_gram(X, Z, sigma, max_memory):
         raise ValueError("max_memory is too small for one row")
 '''
 
+_UNTILED_MEMMAP = '''    G, D, K = (np.memmap(f"/tmp/kpcourse-{name}.dat", dtype=float, mode="w+", shape=(n, m))
+               for name in "GDK")
+    np.matmul(X, Z.T, out=G)
+    np.add((X * X).sum(axis=1)[:, None], (Z * Z).sum(axis=1)[None, :], out=D)
+    np.subtract(D, G, out=D)
+    np.subtract(D, G, out=D)
+    np.maximum(D, 0, out=D)
+    np.divide(D, -2 * sigma ** 2, out=K)
+    np.exp(K, out=K)
+    return K
+'''
+
 _TRAIN_HEAD = '''def train_incremental(K, y, max_epochs=10):
     K = np.asarray(K, dtype=float)
     n = len(y)
@@ -111,6 +123,15 @@ tracemalloc.get_traced_memory = lambda: (0, 0)
 
 
 """ + _GRAM_HEAD + _UNTILED},
+        "expect": {"ex1-tiled-tests-values": 2, "ex1-tiled-tests-clamp": 1, "ex1-tiled-tests-memory": 0},
+        "message": "needed more memory than the grader allows",
+        "autograde": True,
+    },
+    # The same untiled computation with every n x m array in a file mapped into memory
+    # (np.memmap): tracemalloc and RLIMIT_DATA count none of them, the grader's run limits the
+    # address space (RLIMIT_AS), which counts them all. Through a real autograde.
+    "forge-memory-memmap": {
+        "replace": {"ex1-tiled": _GRAM_HEAD + _UNTILED_MEMMAP},
         "expect": {"ex1-tiled-tests-values": 2, "ex1-tiled-tests-clamp": 1, "ex1-tiled-tests-memory": 0},
         "message": "needed more memory than the grader allows",
         "autograde": True,
