@@ -73,6 +73,13 @@ c.Autograde.autograde_preprocessors = [
 ]
 c.OverwriteCells.add_missing_cells = True
 
+# Due dates and extensions (kpcourse.grading.deadlines): written into the gradebook by `make release`
+# and before every `make autograde`; the late policy below counts from them (plus a student's
+# extension). Times in UTC. The time a submission counts as made is when its files in the exchange
+# last changed, never the timestamp a student's submit wrote (kpcourse.grading.exchange).
+c.Deadlines.due = {}         # {"01-similarity": "2027-02-01 23:59:00 UTC", ...}
+c.Deadlines.extensions = {}  # {"01-similarity": {"alice": 2}, ...}: extra days per student
+
 # Late submissions (kpcourse.grading.late): each day late or part of a day, after 15 minutes of
 # grace, costs 10 % of the notebook's score, at most 50 %. Stored in the gradebook by autograde;
 # `make export-grades` and nbgrader's export take it off the score.

@@ -29,6 +29,7 @@ from pathlib import Path
 
 import nbformat
 
+from kpcourse.grading import deadlines
 from kpcourse.grading import export as grades
 from kpcourse.grading.course import ensure_in_gradebook, nbgrader, submissions
 from kpcourse.grading.paths import copy_source, course_path
@@ -195,7 +196,7 @@ def merge(src_db, dst_db, assignment, student):
             dst.remove_submission(assignment, student)
         except MissingEntry:
             pass
-        dst.add_submission(assignment, student, timestamp=sub.timestamp)
+        dst.add_submission(assignment, student, timestamp=sub.timestamp, extension=sub.extension)
         for nb in sub.notebooks:
             for g in nb.grades:
                 d = dst.find_grade(g.name, nb.name, assignment, student)
@@ -231,6 +232,7 @@ def autograde(root, jobs=None, *, students=None, feedback=True, export="grades.c
         raise SystemExit(f"no submission of {', '.join(missing)} in {root / 'submitted'}")
     jobs = jobs or os.cpu_count() or 1
     ensure_in_gradebook(root, sorted({a for _, a in subs}))
+    deadlines.apply(root, sorted({a for _, a in subs}), subs, log=log)  # due dates, extensions: nbgrader_config.py
     env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
     results = []
     start = time.monotonic()

@@ -41,11 +41,14 @@ def assignments(root):
 
 def release(root, names=None):
     """Regenerate ``release/<a>/`` from ``source/<a>/`` for every assignment."""
+    from kpcourse.grading import deadlines
+
     root = Path(root)
     for a in names or assignments(root):
         nbgrader(["generate_assignment", a, "--force"], root)
         for nb in course_path(root, "release", assignment=a).glob("*.ipynb"):
             _normalise(nb)
+    deadlines.apply(root, names or assignments(root))  # the due dates of nbgrader_config.py, in the gradebook
     return names or assignments(root)
 
 
