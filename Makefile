@@ -126,10 +126,10 @@ CANVAS_IDS ?=
 # make student-edition EDITION=../kpcourse-student
 EDITION ?= ../kpcourse-student
 student-edition: $(STAMP)
-	$(BIN)/python -m kpcourse.grading.edition $(EDITION)
+	$(BIN)/python -m kpcourse.grading.course.edition $(EDITION)
 
 export-grades: $(STAMP)
-	$(BIN)/python -m kpcourse.grading.export $(FORMAT) $(foreach i,$(CANVAS_IDS),--canvas-id $(i))
+	$(BIN)/python -m kpcourse.grading.course.export $(FORMAT) $(foreach i,$(CANVAS_IDS),--canvas-id $(i))
 
 lint: $(STAMP)
 	$(BIN)/ruff check kpcourse tests benchmarks source

@@ -18,10 +18,10 @@ from nbgrader.preprocessors import (
     SaveAutoGrades,
 )
 
-from kpcourse.grading.exchange import OwnerCheckedCollect
-from kpcourse.grading.late import PerDayPenalty
-from kpcourse.grading.plugins import MakeInert, ScrubHiddenTests
-from kpcourse.grading.trusted import TrustedExecute
+from kpcourse.grading.course.exchange import OwnerCheckedCollect
+from kpcourse.grading.course.late import PerDayPenalty
+from kpcourse.grading.judge.trusted import TrustedExecute
+from kpcourse.grading.views.plugins import MakeInert, ScrubHiddenTests
 
 c = get_config()  # noqa: F821 (provided by traitlets when it loads this file)
 
@@ -34,7 +34,7 @@ c.CourseDirectory.root = os.path.dirname(os.path.abspath(__file__))
 c.Execute.timeout = int(os.environ.get("KPCOURSE_CELL_TIMEOUT", "120"))
 c.Execute.interrupt_on_timeout = True
 c.TrustedExecute.timeout = c.Execute.timeout
-# What one submission may use while it is graded (kpcourse.grading.limits; these are the defaults).
+# What one submission may use while it is graded (kpcourse.grading.sandbox.limits; these are the defaults).
 # A limit that is hit costs the cells that did not finish and is named in the feedback and report.
 c.TrustedExecute.memory_bytes = 2 * 2**30   # each process (MemoryError) and all together, shared memory too (stopped)
 c.TrustedExecute.processes = 256            # processes and threads at once
@@ -73,14 +73,14 @@ c.Autograde.autograde_preprocessors = [
 ]
 c.OverwriteCells.add_missing_cells = True
 
-# Due dates and extensions (kpcourse.grading.deadlines): written into the gradebook by `make release`
+# Due dates and extensions (kpcourse.grading.course.deadlines): written into the gradebook by `make release`
 # and before every `make autograde`; the late policy below counts from them (plus a student's
 # extension). Times in UTC. The time a submission counts as made is when its files in the exchange
-# last changed, never the timestamp a student's submit wrote (kpcourse.grading.exchange).
+# last changed, never the timestamp a student's submit wrote (kpcourse.grading.course.exchange).
 c.Deadlines.due = {}         # {"01-similarity": "2027-02-01 23:59:00 UTC", ...}
 c.Deadlines.extensions = {}  # {"01-similarity": {"alice": 2}, ...}: extra days per student
 
-# Late submissions (kpcourse.grading.late): each day late or part of a day, after 15 minutes of
+# Late submissions (kpcourse.grading.course.late): each day late or part of a day, after 15 minutes of
 # grace, costs 10 % of the notebook's score, at most 50 %. Stored in the gradebook by autograde;
 # `make export-grades` and nbgrader's export take it off the score.
 c.AssignLatePenalties.plugin_class = PerDayPenalty
@@ -94,6 +94,6 @@ c.ExchangeFactory.collect = OwnerCheckedCollect
 
 # Feedback: nbgrader keeps hidden tests in feedback by default; remove them,
 # including the lines that tracebacks quote. What a student's notebook shows is text or a
-# checked image, never a script (kpcourse.grading.inert): in the autograded notebook the
+# checked image, never a script (kpcourse.grading.views.inert): in the autograded notebook the
 # formgrader renders (MakeInert, last step of the autograde) and again in feedback.
 c.GenerateFeedback.preprocessors = [GetGrades, ScrubHiddenTests, MakeInert, CSSHTMLHeaderPreprocessor]

@@ -14,7 +14,7 @@ import functools
 
 import numpy as np
 
-from kpcourse.grading.declared import sign_labels
+from kpcourse.grading.judge.declared import sign_labels
 
 __all__ = ["dual_perceptron", "labels_or_mistake", "kept", "squared_distances", "RBF_SLIPS", "rbf"]
 

@@ -29,7 +29,7 @@ def shared_data():
 @pytest.fixture(scope="session")
 def bwrap():
     """bubblewrap can start a sandbox here (``.ci/run`` installs it): else skip, or fail under ``CI=true``."""
-    from kpcourse.grading import sandbox
+    from kpcourse.grading.sandbox import bwrap as sandbox
 
     ok, why = sandbox.available()
     if not ok:

@@ -1,7 +1,7 @@
 """Which autograded exercise does a function the course already gives away pass? (issue 21, item 5: a measurement).
 
 For every autograded test cell of every assignment, each candidate function is submitted in the
-student's place and judged by the grader's own tests (:meth:`kpcourse.grading.spec.Cell.judge_here`,
+student's place and judged by the grader's own tests (:meth:`kpcourse.grading.judge.spec.Cell.judge_here`,
 visible tests then hidden ones, the grader's default seed). The candidates:
 
 * every function a lecture notebook (``notebooks/*.ipynb``) defines: its code cells are run in order
@@ -49,9 +49,9 @@ import matplotlib.pyplot as plt
 import nbformat
 
 from kpcourse.checks._core import _time_limit, _TimeUp  # the checks' own alarm
-from kpcourse.grading import course
-from kpcourse.grading.spec import is_test_cell
-from kpcourse.grading.trusted import GRADER_FILE, load_grader
+from kpcourse.grading.course import folder as course
+from kpcourse.grading.judge.spec import is_test_cell
+from kpcourse.grading.judge.trusted import GRADER_FILE, load_grader
 
 ROOT = Path(__file__).resolve().parents[1]
 

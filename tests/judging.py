@@ -12,7 +12,7 @@ import importlib.util
 from pathlib import Path
 
 from kpcourse.checks._core import run
-from kpcourse.grading.declared import hidden_probes
+from kpcourse.grading.judge.declared import hidden_probes
 
 
 def probes(grader, lesson, cell, seed=1):

@@ -2,7 +2,7 @@
 
 ``make autograde`` draws a fresh secret seed for every notebook it grades (``hidden_seed = -1``),
 and the pipeline test grades each golden case once, most of them with the grader's default seed
-(:func:`kpcourse.grading.local.judge`). A case whose points depend on the seed (a near-tie, a
+(:func:`kpcourse.grading.judge.local.judge`). A case whose points depend on the seed (a near-tie, a
 probe where a mistake happens to give the right answer) is a flaky test there and an unfair
 point for a student. This sweep judges every golden case of ``tests/golden`` (and each
 assignment's solution; not the cases marked ``"autograde"``, whose points only the real

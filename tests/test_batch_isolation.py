@@ -1,6 +1,6 @@
 """One bad notebook stops no one (issue 44, item 6).
 
-- unit tests: :func:`kpcourse.grading.autograding.course_metadata` resets what a student wrote
+- unit tests: :func:`kpcourse.grading.course.autograding.course_metadata` resets what a student wrote
   into a notebook's nbgrader metadata (a future ``schema_version``, changed points, a copied
   grade cell, broken cell ids) from the released notebook;
 - a real batch of three submissions of assignment 02 in one nbgrader process, the middle one
@@ -20,7 +20,8 @@ import nbformat
 import pytest
 from judging import pipeline_cases
 
-from kpcourse.grading import autograding, course
+from kpcourse.grading.course import autograding
+from kpcourse.grading.course import folder as course
 from kpcourse.grading.paths import copy_source, course_path
 
 ROOT = Path(__file__).resolve().parents[1]

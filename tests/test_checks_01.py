@@ -16,8 +16,8 @@ import pytest
 
 from kpcourse import kernels
 from kpcourse.checks import lesson01 as checks
-from kpcourse.grading.declared import hidden_probes
-from kpcourse.grading.trusted import load_grader
+from kpcourse.grading.judge.declared import hidden_probes
+from kpcourse.grading.judge.trusted import load_grader
 
 ROOT = Path(__file__).resolve().parents[1]
 GRADER = load_grader(ROOT / "source" / "01-similarity" / "grader.py")

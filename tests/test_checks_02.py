@@ -17,9 +17,9 @@ import pytest
 from scipy.optimize import linprog
 
 from kpcourse.checks import lesson02 as checks
-from kpcourse.grading.declared import hidden_probes
-from kpcourse.grading.testdata import random_separable
-from kpcourse.grading.trusted import load_grader
+from kpcourse.grading.judge.declared import hidden_probes
+from kpcourse.grading.judge.testdata import random_separable
+from kpcourse.grading.judge.trusted import load_grader
 from kpcourse.perceptron import Perceptron
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -16,8 +16,8 @@ from giveaway import solution
 from judging import failing
 
 from kpcourse.checks import lesson03 as checks
-from kpcourse.grading.testdata import random_separable
-from kpcourse.grading.trusted import load_grader
+from kpcourse.grading.judge.testdata import random_separable
+from kpcourse.grading.judge.trusted import load_grader
 from kpcourse.perceptron import KernelPerceptron
 
 ROOT = Path(__file__).resolve().parents[1]

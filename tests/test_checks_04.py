@@ -16,7 +16,7 @@ from giveaway import solution
 from judging import failing
 
 from kpcourse import kernels
-from kpcourse.grading.trusted import load_grader
+from kpcourse.grading.judge.trusted import load_grader
 
 ROOT = Path(__file__).resolve().parents[1]
 GRADER = load_grader(ROOT / "source" / "04-kernel-trick" / "grader.py")

@@ -18,7 +18,7 @@ from judging import failing
 
 from kpcourse import kernels
 from kpcourse.checks import lesson05 as checks
-from kpcourse.grading.trusted import load_grader
+from kpcourse.grading.judge.trusted import load_grader
 
 ROOT = Path(__file__).resolve().parents[1]
 GRADER = load_grader(ROOT / "source" / "05-rbf-kernel" / "grader.py")

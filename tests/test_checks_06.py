@@ -15,9 +15,9 @@ import pytest
 from giveaway import solution as source_solution
 
 from kpcourse.checks import lesson06 as checks
-from kpcourse.grading.spec import Cell
-from kpcourse.grading.testdata import random_separable
-from kpcourse.grading.trusted import load_grader
+from kpcourse.grading.judge.spec import Cell
+from kpcourse.grading.judge.testdata import random_separable
+from kpcourse.grading.judge.trusted import load_grader
 
 ROOT = Path(__file__).resolve().parents[1]
 ASSIGNMENT = "06-gram-at-scale"

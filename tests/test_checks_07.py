@@ -18,7 +18,7 @@ from giveaway import solution as source_solution
 
 from kpcourse.checks import _core
 from kpcourse.checks import lesson07 as checks
-from kpcourse.grading.trusted import load_grader
+from kpcourse.grading.judge.trusted import load_grader
 
 ROOT = Path(__file__).resolve().parents[1]
 ASSIGNMENT = "07-mnist-gpu"

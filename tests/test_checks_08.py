@@ -16,10 +16,10 @@ import pytest
 
 from kpcourse.checks import _core
 from kpcourse.checks import lesson08 as checks
-from kpcourse.grading import policy
-from kpcourse.grading.spec import Cell
-from kpcourse.grading.testdata import random_separable
-from kpcourse.grading.trusted import load_grader
+from kpcourse.grading.judge import policy
+from kpcourse.grading.judge.spec import Cell
+from kpcourse.grading.judge.testdata import random_separable
+from kpcourse.grading.judge.trusted import load_grader
 
 ROOT = Path(__file__).resolve().parents[1]
 NAME = "08-margins-and-svm"

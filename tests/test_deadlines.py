@@ -23,7 +23,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from kpcourse.grading import deadlines
+from kpcourse.grading.course import deadlines
 from kpcourse.grading.paths import copy_source
 
 REPO = Path(__file__).resolve().parents[1]

@@ -1,4 +1,4 @@
-"""``make student-edition`` (kpcourse.grading.edition): the folder a course hands to its students holds the
+"""``make student-edition`` (kpcourse.grading.course.edition): the folder a course hands to its students holds the
 start page, the lectures, the released assignments and the package, and nothing of the instructor's."""
 
 import json
@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from kpcourse.grading import edition
+from kpcourse.grading.course import edition
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -20,8 +20,9 @@ import pytest
 
 from kpcourse.checks import LESSONS, exercise
 from kpcourse.checks._core import fmt
-from kpcourse.grading import course, declared
-from kpcourse.grading.trusted import GRADER_FILE, load_grader
+from kpcourse.grading.course import folder as course
+from kpcourse.grading.judge import declared
+from kpcourse.grading.judge.trusted import GRADER_FILE, load_grader
 
 ROOT = Path(__file__).resolve().parents[1]
 

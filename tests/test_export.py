@@ -1,4 +1,4 @@
-"""``make export-grades`` (kpcourse.grading.export) and the late policy (kpcourse.grading.late).
+"""``make export-grades`` (kpcourse.grading.course.export) and the late policy (kpcourse.grading.course.late).
 
 A small gradebook is built in a temporary folder: two assignments, three students (one
 submits late, one never submits the second assignment).
@@ -18,8 +18,8 @@ from nbgrader.api import Gradebook
 from nbgrader.preprocessors import AssignLatePenalties
 from traitlets.config import Config
 
-from kpcourse.grading import export
-from kpcourse.grading.late import DAY, PerDayPenalty, late_fraction
+from kpcourse.grading.course import export
+from kpcourse.grading.course.late import DAY, PerDayPenalty, late_fraction
 
 REPO = Path(__file__).resolve().parents[1]
 DUE1 = datetime(2026, 10, 1, 12, 0)
@@ -161,7 +161,7 @@ def test_autograde_exports_names_with_commas_and_any_letters(gradebook, tmp_path
     """Issue 45: ``make autograde``'s ``grades.csv`` is quoted as CSV must be. nbgrader's own export wrote
     ``Stone, Jr.`` unquoted, and the next step (the isolation column) raised ``ValueError: dict contains fields
     not in fieldnames: None``. The course's exporter writes it, with the isolation column after."""
-    from kpcourse.grading.autograding import _export_grades
+    from kpcourse.grading.course.autograding import _export_grades
 
     with Gradebook(gradebook) as gb:
         gb.add_student("zoe", first_name="Zoë", last_name="Ødegård-Łukasz, \"Z\"", email="zoe@uni.example")
@@ -189,7 +189,7 @@ def test_errors(gradebook, tmp_path):
 
 def test_command_line(gradebook, tmp_path):
     out = tmp_path / "c.csv"
-    run = [sys.executable, "-m", "kpcourse.grading.export"]
+    run = [sys.executable, "-m", "kpcourse.grading.course.export"]
     ok = subprocess.run(run + ["canvas", "--db", gradebook, "--out", str(out),
                                "--canvas-id", "01-similarity=12"], capture_output=True, text=True)
     assert ok.returncode == 0, ok.stderr

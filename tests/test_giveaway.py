@@ -22,13 +22,13 @@ from giveaway import (
 )
 
 from kpcourse import kernels
-from kpcourse.grading import course
+from kpcourse.grading.course import folder as course
 
 
 def test_a_candidate_passes_only_the_cells_its_answers_pass():
     """The grader's own k-gram similarity answers assignment 01's exercise 1; its subsequence kernel,
     another string kernel with the same signature, does not; a one-argument function is never tried."""
-    from kpcourse.grading.trusted import load_grader
+    from kpcourse.grading.judge.trusted import load_grader
 
     grader = load_grader(ROOT / "source" / "01-similarity" / "grader.py")
     candidates = [Candidate("grader.kgram_similarity", "package", grader.kgram_similarity),

@@ -17,8 +17,9 @@ import nbformat
 import pytest
 
 from kpcourse.checks import _core
-from kpcourse.grading import commands, course
-from kpcourse.grading.trusted import GRADER_FILE, is_test_cell, load_grader
+from kpcourse.grading import commands
+from kpcourse.grading.course import folder as course
+from kpcourse.grading.judge.trusted import GRADER_FILE, is_test_cell, load_grader
 
 ROOT = Path(__file__).resolve().parents[1]
 ASSIGNMENTS = course.assignments(ROOT)
@@ -127,7 +128,7 @@ def _drawn(probe):
 def test_every_hidden_probe_is_drawn_from_the_seed(assignment):
     """A probe that is the same for every seed is not fresh per run: it can be learned from one feedback.
     Probes that must raise (an error case) are not counted."""
-    from kpcourse.grading.declared import hidden_probes
+    from kpcourse.grading.judge.declared import hidden_probes
 
     name, grader, _, _ = assignment
     fixed = {}
@@ -157,7 +158,7 @@ def test_every_reference_answers_every_hidden_probe_that_is_not_an_error_case(as
     label. Checked on several seeds of every declared grader."""
     import numpy as np
 
-    from kpcourse.grading.declared import hidden_probes
+    from kpcourse.grading.judge.declared import hidden_probes
 
     name, grader, _, _ = assignment
     lesson = getattr(getattr(grader, "visible", None), "LESSON", None)

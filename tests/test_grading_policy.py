@@ -1,8 +1,8 @@
-"""kpcourse.grading.policy: "wrote it or called it?", decided from the source, never run."""
+"""kpcourse.grading.judge.policy: "wrote it or called it?", decided from the source, never run."""
 
 import pytest
 
-from kpcourse.grading.policy import Program
+from kpcourse.grading.judge.policy import Program
 
 CONTEXT = ["import numpy as np\nfrom kpcourse import checks\nfrom kpcourse.datasets import worked_example\n"
            "X4, y4 = worked_example()"]

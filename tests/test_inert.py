@@ -1,4 +1,4 @@
-"""What a graded notebook shows is inert: kpcourse.grading.inert and the MakeInert step.
+"""What a graded notebook shows is inert: kpcourse.grading.views.inert and the MakeInert step.
 
 The hostile submission (``hostile.py``) is rendered the way feedback and the formgrader render it
 (nbconvert's classic HTML template, which nbgrader's templates extend): before the step its
@@ -17,8 +17,8 @@ import nbformat
 import pytest
 from nbconvert import HTMLExporter
 
-from kpcourse.grading.inert import SAFE_OUTPUTS, as_text, inert_outputs, make_inert, markdown_hazards
-from kpcourse.grading.plugins import MakeInert
+from kpcourse.grading.views.inert import SAFE_OUTPUTS, as_text, inert_outputs, make_inert, markdown_hazards
+from kpcourse.grading.views.plugins import MakeInert
 
 ROOT = Path(__file__).resolve().parents[1]
 PNG = base64.b64encode(b"\x89PNG\r\n\x1a\n" + bytes(range(40))).decode()

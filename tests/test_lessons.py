@@ -26,9 +26,10 @@ from giveaway import nbg, source_notebook
 from giveaway import solution as source_solution
 from giveaway import without_markers as _without_markers
 
-from kpcourse.grading import course, policy
-from kpcourse.grading.spec import is_test_cell
-from kpcourse.grading.trusted import GRADER_FILE, load_grader
+from kpcourse.grading.course import folder as course
+from kpcourse.grading.judge import policy
+from kpcourse.grading.judge.spec import is_test_cell
+from kpcourse.grading.judge.trusted import GRADER_FILE, load_grader
 
 ROOT = Path(__file__).resolve().parents[1]
 LESSONS = {name[:2]: name for name in course.assignments(ROOT)}

@@ -1,4 +1,4 @@
-"""kpcourse.grading.limits and the grader's reading of what a sandbox wrote: caps, links, sizes."""
+"""kpcourse.grading.sandbox.limits and the grader's reading of what a sandbox wrote: caps, links, sizes."""
 
 import json
 import os
@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from kpcourse.checks import _core
-from kpcourse.grading import trusted
-from kpcourse.grading.limits import Limits, cap_outputs, describe, limits_hit
+from kpcourse.grading.judge import trusted
+from kpcourse.grading.sandbox.limits import Limits, cap_outputs, describe, limits_hit
 
 
 def test_limits_are_validated_and_travel_as_json():
@@ -63,8 +63,8 @@ def test_a_short_answer_cannot_make_the_grader_allocate():
 
 
 def _cell():
-    from kpcourse.grading.policy import Program
-    from kpcourse.grading.spec import Cell
+    from kpcourse.grading.judge.policy import Program
+    from kpcourse.grading.judge.spec import Cell
 
     def judge(answers):
         value = answers[0].get()

@@ -127,8 +127,8 @@ def test_nbformat_builds_no_parser_at_import():
 
 
 def test_grading_sandbox_executor_imports_no_nbgrader():
-    """What runs in every sandbox (kpcourse.grading.inside) imports neither nbgrader nor nbconvert."""
-    code = ("import sys, kpcourse.grading.inside, kpcourse.grading.executor\n"
+    """What runs in every sandbox (kpcourse.grading.sandbox.inside) imports neither nbgrader nor nbconvert."""
+    code = ("import sys, kpcourse.grading.sandbox.inside, kpcourse.grading.sandbox.executor\n"
             "bad = [m for m in ('nbgrader', 'nbconvert') if m in sys.modules]\n"
             "assert not bad, bad")
     subprocess.run([sys.executable, "-c", code], check=True)

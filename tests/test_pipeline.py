@@ -58,13 +58,13 @@ Through ``make autograde``'s own path (nbgrader, one sandbox and one kernel per
 submission): every generic case above, every adversarial case, the first golden case of
 each assignment (one correct and one mistaken submission per assignment), and the golden
 cases marked ``"autograde"`` (``forge-memory`` and ``forge-pure`` of 06: a memory, and inputs
-left unchanged, that only the grader's own run decides, :mod:`kpcourse.grading.rerun`). These
+left unchanged, that only the grader's own run decides, :mod:`kpcourse.grading.judge.rerun`). These
 prove what only that path has: the sandbox (files, processes), the kernel (timeouts,
 restarts, exception hooks), nbgrader (locked cells put back, outputs turned into points,
 feedback, the export).
 
 Every other golden case (a common mistake, or a reference reached by import, importlib,
-getattr, exec of a file, scikit-learn) is judged by :mod:`kpcourse.grading.local`: the
+getattr, exec of a file, scikit-learn) is judged by :mod:`kpcourse.grading.judge.local`: the
 same probes, the same recording call in place of each test cell, the same source policy
 and the same judges (``trusted.verdict``), with one IPython shell running all of an
 assignment's cases one after another instead of a sandboxed kernel each. Their points
@@ -94,7 +94,7 @@ import nbformat
 import pytest
 
 from kpcourse import grading
-from kpcourse.grading import local
+from kpcourse.grading.judge import local
 from kpcourse.grading.paths import copy_source
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -126,7 +126,7 @@ def solution_code(cell):
 
 @functools.cache
 def _grader(name):
-    from kpcourse.grading.trusted import GRADER_FILE, load_grader
+    from kpcourse.grading.judge.trusted import GRADER_FILE, load_grader
 
     return load_grader(ROOT / "source" / name / GRADER_FILE)
 
@@ -281,12 +281,12 @@ Perceptron = _ns["Perceptron"]"""
 
 def _escape_routes(name):
     """Routes to a reference that no reader of the source follows: every one must find nothing."""
-    from kpcourse.grading.allowed import Allowed
+    from kpcourse.grading.sandbox.allowed import Allowed
 
     allowed = Allowed.of_grader(_grader(name))
     parts = {p.name.removesuffix(".py") for p in (ROOT / "kpcourse").iterdir() if not p.name.startswith("__")}
     absent = sorted({f"kpcourse.{p}" for p in parts - set(allowed.parts()) - {"grading"}} |
-                    {"kpcourse.grading.policy", "kpcourse.grading.trusted", *allowed.absent()})
+                    {"kpcourse.grading.judge.policy", "kpcourse.grading.judge.trusted", *allowed.absent()})
     return f"""import logging, pydoc
 _reached = []
 # packages of the base interpreter and the system, put first on the path; compiled files of
@@ -424,7 +424,7 @@ def _lookup_cases(a: Assignment):
     import importlib
 
     from kpcourse.checks._core import Ref, decode, encode
-    from kpcourse.grading.declared import DEFAULT_SEED, hidden_probes
+    from kpcourse.grading.judge.declared import DEFAULT_SEED, hidden_probes
 
     grader = _grader(a.name)
     for exercise in importlib.import_module(f"kpcourse.checks.lesson{a.name[:2]}").LESSON.exercises:
@@ -454,7 +454,7 @@ def _lookup_cases(a: Assignment):
     raise AssertionError(f"{a.name}: no exercise whose table of answers is under {_LOOKUP_BYTES} bytes")
 
 
-LOCAL_ONLY = ("lookup-same-seed",)  # judged by kpcourse.grading.local, whose seed is DEFAULT_SEED
+LOCAL_ONLY = ("lookup-same-seed",)  # judged by kpcourse.grading.judge.local, whose seed is DEFAULT_SEED
 
 
 def adversarial_cases(a: Assignment, guesses):
@@ -731,7 +731,7 @@ ADVERSARIAL = ("patch-helpers", "swallow-errors", "fake-pass", "steal-solutions"
 def test_golden_submission_grades(course, case, name):
     expected = course["expected"][(case, name)]
     message = course["messages"].get((case, name))
-    if (case, name) in course["local"]:  # judged by kpcourse.grading.local (module docstring)
+    if (case, name) in course["local"]:  # judged by kpcourse.grading.judge.local (module docstring)
         judged = course["local"][(case, name)]
         got = local.points(course["assignments"][name].source, judged["verdicts"])
         assert got == pytest.approx(expected), f"{case}/{name} (judged locally): got {got}, expected {expected}"
@@ -769,8 +769,8 @@ def test_local_judge_agrees_with_autograde(course, name):
 @pytest.mark.parametrize("name", ASSIGNMENTS)
 def test_what_a_submission_shows_is_inert(course, name):
     """Outputs, Markdown and raw cells that would run a script: text in the autograded notebook
-    the formgrader renders, and in the feedback (``kpcourse.grading.inert``)."""
-    from kpcourse.grading.inert import SAFE_OUTPUTS, markdown_hazards
+    the formgrader renders, and in the feedback (``kpcourse.grading.views.inert``)."""
+    from kpcourse.grading.views.inert import SAFE_OUTPUTS, markdown_hazards
 
     root = course["root"]
     nb = nbformat.read(root / "autograded" / "hostile-output" / name / f"{name}.ipynb", as_version=4)
@@ -884,7 +884,7 @@ def _hidden_arrays(name, seed):
     """The float arrays among the hidden probes' arguments drawn with ``seed``, flattened (grader-side)."""
     import numpy as np
 
-    from kpcourse.grading.declared import hidden_probes
+    from kpcourse.grading.judge.declared import hidden_probes
 
     grader = _grader(name)
     arrays = []
@@ -940,8 +940,8 @@ def test_shown_runs_finds_a_printed_array_and_nothing_else():
 def test_no_hidden_input_in_feedback_notebook_or_report(course, name):
     """The hidden inputs each submission was graded on (drawn again from the seed its summary
     records) appear in none of its feedback, its autograded notebook and the class report."""
-    from kpcourse.grading.report import write_report
-    from kpcourse.grading.summary import Summary
+    from kpcourse.grading.judge.summary import Summary
+    from kpcourse.grading.views.report import write_report
 
     root = course["root"]
     report = write_report(root, name, root / "reports")

@@ -23,9 +23,12 @@ import nbformat
 import pytest
 from judging import pipeline_cases
 
-from kpcourse.grading import autograding, commands, course, report
+from kpcourse.grading import commands
+from kpcourse.grading.course import autograding
+from kpcourse.grading.course import folder as course
+from kpcourse.grading.course.progress import Progress, format_progress
 from kpcourse.grading.paths import copy_source
-from kpcourse.grading.progress import Progress, format_progress
+from kpcourse.grading.views import report
 
 ROOT = Path(__file__).resolve().parents[1]
 A = "02-perceptron-by-hand"

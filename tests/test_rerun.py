@@ -1,4 +1,4 @@
-"""kpcourse.grading.rerun: every hidden call, made by the grader in a run where only the student's
+"""kpcourse.grading.judge.rerun: every hidden call, made by the grader in a run where only the student's
 definitions ran, one child per call; under a memory limit (a memory test) or on read-only inputs
 (a test that the inputs stay as they were).
 
@@ -15,8 +15,8 @@ import pytest
 
 from kpcourse.checks import lesson06
 from kpcourse.checks._core import Call, Test
-from kpcourse.grading import rerun
-from kpcourse.grading.spec import Cell
+from kpcourse.grading.judge import rerun
+from kpcourse.grading.judge.spec import Cell
 
 N, M, D = 1000, 700, 30  # the hidden probe's size: K is 5.6 MB
 _TILED = '''def gram(X, Z, sigma, max_memory):

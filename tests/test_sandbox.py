@@ -1,4 +1,4 @@
-"""kpcourse.grading.sandbox: a submission's notebook runs where it can reach nothing of the course.
+"""kpcourse.grading.sandbox.bwrap: a submission's notebook runs where it can reach nothing of the course.
 
 Needs Debian's bubblewrap (``apt-get install bubblewrap``; ``.ci/run`` installs it). Without
 it these tests are skipped, except under ``CI=true`` where that is a failure.
@@ -12,7 +12,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from kpcourse.grading import sandbox
+from kpcourse.grading.sandbox import bwrap as sandbox
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -143,11 +143,11 @@ def test_runs_as_an_unprivileged_user_of_its_own(bwrap, tmp_path):
 
 
 def test_what_the_assignment_does_not_allow_is_absent(bwrap, tmp_path):
-    from kpcourse.grading.allowed import Allowed
+    from kpcourse.grading.sandbox.allowed import Allowed
 
     probe = ("import importlib, logging, pydoc\nfound = []\n"
              "for name in ('kpcourse.perceptron', 'kpcourse.kernels', 'kpcourse.gram', 'kpcourse._dual', "
-             "'kpcourse.grading.policy', 'sklearn', 'scipy'):\n"
+             "'kpcourse.grading.judge.policy', 'sklearn', 'scipy'):\n"
              "    try:\n        importlib.import_module(name)\n        found.append(name)\n"
              "    except ImportError as exc:\n        last = str(exc)\n"
              "print(sorted(found), pydoc.locate('kpcourse.perceptron.Perceptron'), "
@@ -167,7 +167,7 @@ def test_what_the_assignment_does_not_allow_is_absent(bwrap, tmp_path):
 def test_packages_this_python_does_not_use_are_empty_inside(bwrap, tmp_path):
     """The base interpreter's and the system's site-packages (SciPy may be there): not reachable
     by a path added to sys.path."""
-    from kpcourse.grading.allowed import Allowed, foreign_site_packages
+    from kpcourse.grading.sandbox.allowed import Allowed, foreign_site_packages
 
     foreign = foreign_site_packages()
     if not foreign:
@@ -201,7 +201,8 @@ def test_a_package_anywhere_even_under_tmp_is_graded_without_its_compiled_leftov
         work = _workdir(tmp_path, "import json, os, kpcourse.checks\nhere = os.path.dirname(kpcourse.__file__)\n"
                                   "print(json.dumps([kpcourse.__file__, os.listdir(here), "
                                   "os.listdir(here + '/__pycache__')]))")
-        grader = ("import sys\nfrom kpcourse.grading import sandbox\nfrom kpcourse.grading.allowed import Allowed\n"
+        grader = ("import sys\nfrom kpcourse.grading.sandbox import bwrap as sandbox\n"
+                  "from kpcourse.grading.sandbox.allowed import Allowed\n"
                   "r = sandbox.run_notebook('notebook.ipynb', sys.argv[1], 30, budget=120, allowed=Allowed())\n"
                   "print(r['isolated'], r['returncode'], r['log'][-2000:])")
         env = dict(os.environ, PYTHONPATH=str(where), PYTHONDONTWRITEBYTECODE="1")
@@ -262,7 +263,7 @@ def test_a_submission_over_its_whole_allowance_is_stopped(bwrap, tmp_path, bomb,
 def _control_groups():
     """Skip where this machine lets the grader make no control group (the sandbox then falls back
     on per-process limits and the resident-memory watch, which miss shared memory)."""
-    from kpcourse.grading.cgroup import Group
+    from kpcourse.grading.sandbox.cgroup import Group
 
     group, why = Group.create(2**30, 64)
     if group is None:
@@ -283,7 +284,7 @@ def test_shared_memory_counts_against_the_memory_limit(bwrap, tmp_path, bomb):
     the sandbox's control group counts every page, the kernel stops it, the grader names it."""
     import time
 
-    from kpcourse.grading.limits import Limits
+    from kpcourse.grading.sandbox.limits import Limits
 
     _control_groups()
     started = time.monotonic()
@@ -298,7 +299,7 @@ def test_a_control_group_caps_processes_whatever_the_user():
     """The process limit counts the sandbox's own processes, not every process of its user."""
     import subprocess
 
-    from kpcourse.grading.cgroup import Group
+    from kpcourse.grading.sandbox.cgroup import Group
 
     _control_groups()
     group, _ = Group.create(2**30, 20)

@@ -294,7 +294,7 @@ class Call:
     ``Call.measured(...)`` also records the peak memory the call allocated
     (``Answer.peak_bytes``, from :mod:`tracemalloc`); ``memory_limit`` (bytes, the result
     included), when set, is what the grader lets the call allocate when it measures it
-    itself under the kernel's limit (:mod:`kpcourse.grading.rerun`).
+    itself under the kernel's limit (:mod:`kpcourse.grading.judge.rerun`).
     """
 
     measure_memory = False
@@ -343,7 +343,7 @@ class Answer:
 
     ``mutated`` lists the positions (int) and keywords (str) of the array arguments that
     the function changed in place. ``limited``: the grader ran the call itself under the
-    kernel's memory limit (``Call.memory_limit``, :mod:`kpcourse.grading.rerun`), so the
+    kernel's memory limit (``Call.memory_limit``, :mod:`kpcourse.grading.judge.rerun`), so the
     value came within it; never set from what a kernel wrote.
     """
 
@@ -432,7 +432,7 @@ def call(func, call_, functions=None, *, time_limit=10.0, private=True):
 
     ``Ref`` arguments are looked up in ``functions`` (name -> callable). ``private=False``
     passes the arguments themselves, uncopied and not compared afterwards (the grader's own
-    runs, :mod:`kpcourse.grading.rerun`: read-only inputs, or a call under a memory limit).
+    runs, :mod:`kpcourse.grading.judge.rerun`: read-only inputs, or a call under a memory limit).
     Returns an :class:`Answer`; never raises for an ``Exception`` of the student's code.
     """
     functions = functions or {}

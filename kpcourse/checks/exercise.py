@@ -10,7 +10,7 @@ grader need; one generic judge (:func:`judge`) reads it:
   predict)`` calls the function on the visible probes and compares with the expected
   outputs stored as data (``data/lessonNN.json``, written from the grader's reference);
 * hidden tests, in the grader: the same checks on probes the grader draws from a seed,
-  the expected outputs computed there by its reference (:mod:`kpcourse.grading.declared`).
+  the expected outputs computed there by its reference (:mod:`kpcourse.grading.judge.declared`).
 
 A mistake has one key (``"sign0"``) used everywhere: its hint in the lesson's table of text
 (``data/lessonNN.mistakes.toml``, read by :func:`~._core.load_mistakes`), the reference's

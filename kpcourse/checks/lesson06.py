@@ -133,7 +133,7 @@ def _memory_used(value, expected, name, check, probe, answer):
     """Right values (a measured call's rows equal the student's own answer on those rows, or all of K
     the reference's; a call not measured: the rows the measured ones are checked on), then a measured
     call's memory under the budget -- which holds already when the grader ran it under that limit
-    itself (``answer.limited``, :mod:`kpcourse.grading.rerun`)."""
+    itself (``answer.limited``, :mod:`kpcourse.grading.judge.rerun`)."""
     X, Z, _, max_memory = probe.args
     K = _gram(value, probe)
     if not same(K if probe.like is None else K[memory_rows(len(X))], expected, rtol=check.rtol, atol=check.atol):

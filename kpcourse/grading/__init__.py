@@ -2,23 +2,22 @@
 
 Used by ``make release``, ``make autograde``, ``make report`` and ``make validate`` and by
 ``nbgrader_config.py``; importing :mod:`kpcourse` does not import this package, and
-this package loads nbgrader only for the parts that need it.
+this package loads nbgrader only for the parts that need it. Its parts, each a sub-package:
 
-- :mod:`.commands`: the command line ``python -m kpcourse.grading``, ``validate``, ``checks-data``;
-- :mod:`.course`: nbgrader's command line, the assignments and submissions, ``release``;
-- :mod:`.autograding`: ``autograde`` (one nbgrader process per small batch of submissions,
-  in parallel, each submission's metadata reset to the release's first); :mod:`.progress`: its
-  progress line;
-- :mod:`.report`: the class report (score distributions, frequent hints, flags);
-- :mod:`.trusted`: :class:`TrustedExecute`, the autograde step that runs a submission
-  in the sandbox and decides its points in the grader's own process;
-- :mod:`.sandbox`: the bubblewrap boundary; :mod:`.inside`: what runs inside it;
-- :mod:`.policy`: "wrote it or called it?", from the student's source, parsed, never run;
-- :mod:`.spec`: :class:`Cell`, what a grader file declares;
-- :mod:`.executor`: :class:`RestartingExecute` (runs inside the sandbox);
-- :mod:`.plugins`: :class:`ScrubHiddenTests`, :class:`MakeInert`; :mod:`.inert`: what a graded
-  notebook shows made text (outputs, Markdown, raw cells);
-- :mod:`.local`: judge trusted notebooks (golden submissions) in one shell, for tests.
+- :mod:`.course`: the course folder and the term -- nbgrader's command line and ``release``,
+  ``autograde`` (parallel, one gradebook), the exchange's collect, deadlines, the late policy,
+  grade exports, the student edition;
+- :mod:`.sandbox`: where a submission runs -- bubblewrap, control groups, limits, the trimmed
+  package, and what runs first inside;
+- :mod:`.judge`: how points are decided -- what a grader file declares, the source policy, the
+  student's definitions, the grader's own run of the hidden calls, ``TrustedExecute``;
+- :mod:`.views`: what a graded notebook shows (inert outputs, hidden tests scrubbed), the
+  grading summary and the class report;
+- :mod:`.paths`: where nbgrader keeps things (a leaf every part uses);
+- :mod:`.commands`: the command line ``python -m kpcourse.grading``.
+
+Imports flow one way: ``commands`` -> ``course`` and ``views`` -> ``judge`` -> ``sandbox``;
+nothing in ``sandbox`` imports the others (it is what the sandbox holds).
 """
 
 from __future__ import annotations
@@ -26,10 +25,11 @@ from __future__ import annotations
 import importlib
 
 _WHERE = {
-    "release": "course", "assignments": "course", "autograde": "autograding", "validate": "commands",
-    "main": "commands", "write_report": "report", "ANSI": "plugins", "_ANSI": "plugins",
-    "RestartingExecute": "executor", "ScrubHiddenTests": "plugins", "MakeInert": "plugins", "TrustedExecute": "trusted",
-    "load_grader": "trusted", "Cell": "spec", "DEFAULT_FORBIDDEN": "spec",
+    "release": "course.folder", "assignments": "course.folder", "autograde": "course.autograding",
+    "validate": "commands", "main": "commands", "write_report": "views.report", "ANSI": "views.plugins",
+    "_ANSI": "views.plugins", "RestartingExecute": "sandbox.executor", "ScrubHiddenTests": "views.plugins",
+    "MakeInert": "views.plugins", "TrustedExecute": "judge.trusted", "load_grader": "judge.trusted",
+    "Cell": "judge.spec", "DEFAULT_FORBIDDEN": "judge.spec",
 }
 __all__ = sorted(k for k in _WHERE if not k.startswith("_"))
 

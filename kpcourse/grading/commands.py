@@ -1,9 +1,9 @@
 """The instructor's command line (python -m kpcourse.grading), thin over the grading steps.
 
-- ``release``: :func:`kpcourse.grading.course.release`;
-- ``autograde``: :func:`kpcourse.grading.autograding.autograde` (sandboxed, in parallel,
+- ``release``: :func:`kpcourse.grading.course.folder.release`;
+- ``autograde``: :func:`kpcourse.grading.course.autograding.autograde` (sandboxed, in parallel,
   feedback and ``grades.csv``);
-- ``report``: :func:`kpcourse.grading.report.write_report`, the class report;
+- ``report``: :func:`kpcourse.grading.views.report.write_report`, the class report;
 - ``checks-data``: :func:`checks_data`, the visible checks' data from the grader files;
 - ``validate``: :func:`validate`, exits non-zero when a notebook fails its visible tests.
 
@@ -17,10 +17,10 @@ import json
 import sys
 from pathlib import Path
 
-from kpcourse.grading.autograding import autograde
-from kpcourse.grading.course import assignments, release
+from kpcourse.grading.course.autograding import autograde
+from kpcourse.grading.course.folder import assignments, release
 from kpcourse.grading.paths import course_path
-from kpcourse.grading.plugins import ANSI as _ANSI
+from kpcourse.grading.views.plugins import ANSI as _ANSI
 
 __all__ = ["checks_data", "data_file", "validate", "main"]
 
@@ -32,7 +32,7 @@ def checks_data(root, names=None):
     probes (and of common mistakes) are computed here, by the grader files' references.
     """
     from kpcourse.checks import _core
-    from kpcourse.grading.trusted import GRADER_FILE, load_grader
+    from kpcourse.grading.judge.trusted import GRADER_FILE, load_grader
 
     written = []
     for a in names or assignments(root):
@@ -108,7 +108,7 @@ def main(argv=None):
                             progress=not args.no_progress)
         return 0 if all(r["ok"] for r in results) else 1
     if args.command == "report":
-        from kpcourse.grading.report import graded_assignments, write_report
+        from kpcourse.grading.views.report import graded_assignments, write_report
 
         names = args.assignments or graded_assignments(root)
         if not names:

@@ -11,7 +11,7 @@ import numpy as np
 
 from kpcourse.checks import lesson01 as visible
 from kpcourse.checks.exercise import Probe
-from kpcourse.grading import declared
+from kpcourse.grading.judge import declared
 from kpcourse.perceptron._virtual import _shift as shift_images
 
 #: kpcourse (kernels.spectrum, kernels.cosine, the perceptrons' shifts), scikit-learn

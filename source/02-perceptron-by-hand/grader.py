@@ -11,8 +11,8 @@ import numpy as np
 
 from kpcourse.checks import lesson02 as visible
 from kpcourse.checks.exercise import Probe
-from kpcourse.grading import declared
-from kpcourse.grading.testdata import random_separable
+from kpcourse.grading.judge import declared
+from kpcourse.grading.judge.testdata import random_separable
 
 #: kpcourse (its perceptron and datasets), scikit-learn and SciPy (linprog).
 FORBIDDEN = ("kpcourse", "sklearn", "scipy")

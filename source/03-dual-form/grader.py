@@ -10,8 +10,8 @@ import numpy as np
 
 from kpcourse.checks import lesson03 as visible
 from kpcourse.checks.exercise import Probe
-from kpcourse.grading import declared
-from kpcourse.grading.testdata import random_separable
+from kpcourse.grading.judge import declared
+from kpcourse.grading.judge.testdata import random_separable
 
 _shared = declared.shared(__file__)
 dual_perceptron = _shared.dual_perceptron

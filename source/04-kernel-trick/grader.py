@@ -8,7 +8,7 @@ import numpy as np
 
 from kpcourse.checks import lesson04 as visible
 from kpcourse.checks.exercise import Probe
-from kpcourse.grading import declared
+from kpcourse.grading.judge import declared
 
 #: kpcourse (its kernels and feature maps), scikit-learn and SciPy (scipy.special, ...).
 FORBIDDEN = ("kpcourse", "sklearn", "scipy")

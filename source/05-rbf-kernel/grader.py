@@ -9,7 +9,7 @@ import numpy as np
 
 from kpcourse.checks import lesson05 as visible
 from kpcourse.checks.exercise import Probe
-from kpcourse.grading import declared
+from kpcourse.grading.judge import declared
 
 _shared = declared.shared(__file__)
 rbf, squared_distances = _shared.rbf, _shared.squared_distances

@@ -9,8 +9,8 @@ import numpy as np
 
 from kpcourse.checks import lesson06 as visible
 from kpcourse.checks.exercise import Probe
-from kpcourse.grading import declared
-from kpcourse.grading.testdata import random_separable, separable_gram
+from kpcourse.grading.judge import declared
+from kpcourse.grading.judge.testdata import random_separable, separable_gram
 
 _shared = declared.shared(__file__)
 rbf = _shared.rbf
@@ -144,7 +144,7 @@ def _tiled_far_from_origin(rng):
 
 def _tiled_memory_new_data(rng):
     """1,000 x 700 (K 5.6 MB, the answers included stay under answer_bytes): every value checked,
-    the memory by the kernel's limit in a run of the grader's own (kpcourse.grading.rerun)."""
+    the memory by the kernel's limit in a run of the grader's own (kpcourse.grading.judge.rerun)."""
     A, C = rng.normal(size=(1000, 30)), rng.normal(size=(700, 30))
     return [Probe((A[visible.memory_rows(len(A))], C, 5.0, 10**6)),
             *(Probe((A, C, 5.0, b), measured=True, memory_limit=visible.memory_limit(1000, 700, 30, b))

@@ -13,8 +13,8 @@ import numpy as np
 
 from kpcourse.checks import lesson07 as visible
 from kpcourse.checks.exercise import Probe
-from kpcourse.grading import declared
-from kpcourse.grading.testdata import new_seed
+from kpcourse.grading.judge import declared
+from kpcourse.grading.judge.testdata import new_seed
 
 FORBIDDEN = ("kpcourse", "sklearn", "scipy")
 

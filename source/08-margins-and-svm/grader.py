@@ -7,8 +7,8 @@ import numpy as np
 
 from kpcourse.checks import lesson08 as visible
 from kpcourse.checks.exercise import Probe
-from kpcourse.grading import declared
-from kpcourse.grading.testdata import new_seed, random_separable
+from kpcourse.grading.judge import declared
+from kpcourse.grading.judge.testdata import new_seed, random_separable
 
 _shared = declared.shared(__file__)
 kept = _shared.kept

@@ -24,7 +24,7 @@ per student, each with its own ``HOME`` and Jupyter config). The steps, in order
    ``submitted/``, beside the three collected ones) the solution with outputs, Markdown, a raw
    cell and a written answer that try to run a script (``tests/hostile.py``); she gets every
    automatic point, and the instructor opens her formgrade page and her feedback file with no
-   dialog and no script running (``kpcourse.grading.inert``).
+   dialog and no script running (``kpcourse.grading.views.inert``).
 
 A step that needs an earlier one that did not finish is skipped, naming it. Screenshots
 (``exchange__NN_...png``) and each server's log go to ``tests/browser/screenshots/``.

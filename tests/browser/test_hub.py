@@ -351,7 +351,7 @@ def test_05_instructor_collects_and_grades(hub, pages):
     mistake = {g: golden_case(MISTAKE)["expect"].get(g, p) for g, p in auto.items()}
     assert scores == {ALICE: pytest.approx(sum(auto.values())), BOB: 0.0,
                       CAROL: pytest.approx(sum(mistake.values()))}, scores
-    out = hub.as_user(GRADER, None, cmd=["-m", "kpcourse.grading.export", "canvas", "--out", "canvas.csv"],
+    out = hub.as_user(GRADER, None, cmd=["-m", "kpcourse.grading.course.export", "canvas", "--out", "canvas.csv"],
                       cwd=hub.course())
     assert "2 student(s)" in out.stdout or "student(s)" in out.stdout, out.stdout
     with open(hub.course() / "canvas.csv", newline="") as fh:

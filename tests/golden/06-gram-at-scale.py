@@ -12,7 +12,7 @@ on a module and by reading a file and ``exec``-ing it, each inside the graded fu
 Import, ``importlib`` and ``getattr``: 0 for the attacked exercise only. ``exec``: 0 for
 every exercise, because the scratch cell under each exercise calls the function from
 top-level code, and code that top-level code runs through ``exec`` could have redefined
-any function of the notebook (kpcourse.grading.policy, ``top_level_escapes``).
+any function of the notebook (kpcourse.grading.judge.policy, ``top_level_escapes``).
 The messages checked for ``importlib``/``getattr``/``exec`` are the cell's verdict line
 (``<exercise>: no credit``): the policy names the reference or the escape it found.
 """
@@ -114,7 +114,7 @@ CASES = {
     },
     # The same, with the kernel's memory measurement forged (tracemalloc told to report nothing):
     # the visible memory test passes, the hidden one is the grader's own run under the kernel's
-    # memory limit (kpcourse.grading.rerun), which no code of the student's can lift. Through a
+    # memory limit (kpcourse.grading.judge.rerun), which no code of the student's can lift. Through a
     # real autograde ("autograde": the local judge measures in-process, as the kernel would).
     "forge-memory": {
         "replace": {"ex1-tiled": """import tracemalloc
@@ -145,7 +145,7 @@ tracemalloc.get_traced_memory = lambda: (0, 0)
     },
     # The same, with the kernel's comparison of the inputs forged (np.array_equal told to say
     # "unchanged"): the visible test passes, the hidden one is the grader's own run on read-only
-    # inputs (kpcourse.grading.rerun), where K += 1 cannot write. Through a real autograde.
+    # inputs (kpcourse.grading.judge.rerun), where K += 1 cannot write. Through a real autograde.
     "forge-pure": {
         "replace": {"ex2-incremental": "np.array_equal = lambda *args, **kwargs: True\n\n\n" + _TRAIN_IN_PLACE},
         "expect": {"ex2-incremental-tests-counts": 2, "ex2-incremental-tests-bias": 2,

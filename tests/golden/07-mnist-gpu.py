@@ -15,7 +15,7 @@ its polynomial kernel and Gram matrix, scikit-learn's ``polynomial_kernel``), by
 ``exec``-ing it, each inside the graded function. Import, ``importlib`` and ``getattr``: 0 for
 the attacked exercise only. ``exec``: 0 for every exercise, because the scratch cells call
 the functions from top-level code, and code that top-level code runs through ``exec`` could
-have redefined any function of the notebook (kpcourse.grading.policy, ``top_level_escapes``).
+have redefined any function of the notebook (kpcourse.grading.judge.policy, ``top_level_escapes``).
 The messages checked for ``importlib``/``getattr``/``exec`` are the cell's verdict line
 (``<exercise>: no credit``): the policy names the reference or the escape it found.
 """

@@ -7,7 +7,7 @@ A grader file of a declared lesson holds three things beside its checks module's
   correct function, and with ``mistake="<key>"`` the output of that named mistake;
 * ``HIDDEN``: test cell -> ``probes(rng)``, the hidden probes drawn from a
   :class:`numpy.random.Generator` (fresh for each grading run when the seed is);
-* optionally ``OPTIONS``: test cell -> extra :class:`~kpcourse.grading.spec.Cell`
+* optionally ``OPTIONS``: test cell -> extra :class:`~kpcourse.grading.judge.spec.Cell`
   settings (``loop_free``, ``answer_bytes``, ``allow``).
 
 :func:`cells` turns them into the grader's ``cells()``, :func:`visible_data` into the
@@ -32,7 +32,7 @@ import numpy as np
 
 from kpcourse.checks._core import Ref, Test
 from kpcourse.checks.exercise import judge
-from kpcourse.grading.spec import Cell
+from kpcourse.grading.judge.spec import Cell
 
 __all__ = ["outputs", "visible_data", "hidden_probes", "cells", "grader", "sign_labels", "shared", "DEFAULT_SEED"]
 

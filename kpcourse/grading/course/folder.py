@@ -41,7 +41,7 @@ def assignments(root):
 
 def release(root, names=None):
     """Regenerate ``release/<a>/`` from ``source/<a>/`` for every assignment."""
-    from kpcourse.grading import deadlines
+    from kpcourse.grading.course import deadlines
 
     root = Path(root)
     for a in names or assignments(root):

@@ -3,9 +3,9 @@
 For lesson authors and the course's own tests (golden submissions written by the
 course's authors), never for students' work: the code runs unsandboxed, in a plain
 process. What decides a point is exactly what ``make autograde`` uses —
-:func:`kpcourse.grading.trusted.prepare_workdir` lays out the same probes and the same
+:func:`kpcourse.grading.judge.trusted.prepare_workdir` lays out the same probes and the same
 recording cells, :func:`kpcourse.checks._core.produce` records the answers, and
-:func:`kpcourse.grading.trusted.verdict` judges them in this, the caller's, process —
+:func:`kpcourse.grading.judge.trusted.verdict` judges them in this, the caller's, process —
 only the executor differs: instead of one sandboxed Jupyter kernel per submission, one
 child process runs the notebooks one after another in an IPython shell whose namespace
 is reset between them.
@@ -14,7 +14,7 @@ What this cannot show, and ``make autograde`` must be used for: the sandbox (fil
 processes, network), kernel restarts after a loop that ignores the interrupt, custom
 exception handlers, nbgrader putting back locked cells and turning outputs into points,
 the grader's own run of the hidden calls in a sandbox, one child per call, under memory
-limits (:mod:`.rerun`; here: the same definitions-only run of each notebook in this shell,
+limits (:mod:`kpcourse.grading.judge.rerun`; here: the same definitions-only run of each notebook in this shell,
 after a reset, with read-only copies for a test of purity and ``tracemalloc`` for memory).
 
 ``judge(source_dir, {name: notebook}, timeout)`` returns, per notebook, the verdict of
@@ -62,8 +62,8 @@ def judge(source_dir, notebooks, timeout=60, notebook_name=None, seed=None):
         ``text`` is everything the cells printed, error messages included; ``seconds`` each
         code cell's run time.
     """
-    from kpcourse.grading import rerun
-    from kpcourse.grading.trusted import grading_context, is_test_cell, prepare_workdir, program_of, verdict
+    from kpcourse.grading.judge import rerun
+    from kpcourse.grading.judge.trusted import grading_context, is_test_cell, prepare_workdir, program_of, verdict
 
     source_dir = Path(source_dir)
     cells, forbidden, locked, tests, _ = grading_context(source_dir, notebook_name or source_dir.name, seed=seed)
@@ -80,7 +80,7 @@ def judge(source_dir, notebooks, timeout=60, notebook_name=None, seed=None):
         n_cells = sum(c.cell_type == "code" for nb in notebooks.values() for c in nb.cells)
         env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1",
                    MPLBACKEND="Agg", NBGRADER_EXECUTION="autograde")
-        proc = subprocess.run([sys.executable, "-m", "kpcourse.grading.local", "--timeout", str(timeout),
+        proc = subprocess.run([sys.executable, "-m", "kpcourse.grading.judge.local", "--timeout", str(timeout),
                                *map(str, work.values())], env=env, capture_output=True, text=True,
                               timeout=timeout * n_cells + _SLACK)
         results = {}
@@ -185,7 +185,7 @@ def _run_all(workdirs, timeout):
 
 
 def _hidden(shell, spec, out, timeout):
-    """The hidden calls as :mod:`.rerun` makes them, in this shell: the instructor's cells and the
+    """The hidden calls as :mod:`kpcourse.grading.judge.rerun` makes them, in this shell: the instructor's cells and the
     student's definitions only (after a reset), then each call on private copies, or on read-only
     ones for a test of purity; memory measured by ``tracemalloc``. Writes ``status-k.json`` and
     ``answer-k.json`` as the grader's run does."""
@@ -227,7 +227,7 @@ def _hidden(shell, spec, out, timeout):
 def main(argv=None):
     import argparse
 
-    parser = argparse.ArgumentParser(prog="python -m kpcourse.grading.local")
+    parser = argparse.ArgumentParser(prog="python -m kpcourse.grading.judge.local")
     parser.add_argument("--timeout", type=int, default=60)
     parser.add_argument("workdirs", nargs="+")
     args = parser.parse_args(argv)

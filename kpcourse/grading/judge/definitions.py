@@ -1,9 +1,9 @@
 """What of a student's cells the grader's own run executes: their definitions, nothing else.
 
-The hidden tests are decided in a fresh interpreter of the grader's (:mod:`.rerun`), where
+The hidden tests are decided in a fresh interpreter of the grader's (:mod:`kpcourse.grading.judge.rerun`), where
 no statement of the student's has run except the definitions the graded functions need.
 :func:`definitions` reads each of the student's cells as the kernel reads it (IPython's
-input transformer, :func:`.policy._parse`) and keeps, at top level,
+input transformer, :func:`kpcourse.grading.judge.policy._parse`) and keeps, at top level,
 
 * imports (the sandbox holds the allowed packages only);
 * ``def`` and ``class`` statements whose decorators, default values, bases and class
@@ -292,7 +292,7 @@ def definitions(sources, context=()):
     ``context``: the instructor's (locked) cells, which run first and whole: their imports are
     modules here and the names they bind are constants (the instructor's values).
     """
-    from kpcourse.grading.policy import _bound_names, _parse
+    from kpcourse.grading.judge.policy import _bound_names, _parse
 
     reader, kept = _Reader(), Kept()
     for src in context:

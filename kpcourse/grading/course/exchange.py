@@ -9,7 +9,7 @@ as the classmate's submission. :class:`OwnerCheckedCollect`, named in ``nbgrader
 both users; it keeps the student's own latest submission. Where student ids are not login names
 (no Unix owner to compare with), set ``c.OwnerCheckedCollect.check_owner = False``.
 
-It also decides *when* a submission was made: from :func:`kpcourse.grading.deadlines.trusted_time`
+It also decides *when* a submission was made: from :func:`kpcourse.grading.course.deadlines.trusted_time`
 (the latest status-change time of the inbound folder and of everything in it, which no student can
 set back), never from the ``timestamp.txt`` or the folder name the student's own submit wrote. The
 collected folder's ``timestamp.txt`` is rewritten with that time; a claim more than a minute off it
@@ -23,7 +23,7 @@ import pwd
 
 from nbgrader.exchange.default.collect import ExchangeCollect
 
-from kpcourse.grading.deadlines import stamp, trusted_time
+from kpcourse.grading.course.deadlines import stamp, trusted_time
 
 __all__ = ["OwnerCheckedCollect", "owner"]
 

@@ -4,14 +4,14 @@
 ``nbgrader_config.py``). They are enforced in three places:
 
 * inside the sandbox, before any student code (:func:`apply_rlimits`, called by
-  :mod:`.inside`): the kernel's per-process memory (``RLIMIT_DATA``), processes and
+  :mod:`kpcourse.grading.sandbox.inside`): the kernel's per-process memory (``RLIMIT_DATA``), processes and
   threads (``RLIMIT_NPROC``, counted per sandbox: each runs as its own user), the
   largest file (``RLIMIT_FSIZE``); and the output each cell keeps (:func:`cap_outputs`);
-* around the sandbox, by the grader (:mod:`.sandbox`): the memory of all the sandbox's
-  processes together and their number, in a control group of its own (:mod:`.cgroup`: every
+* around the sandbox, by the grader (:mod:`kpcourse.grading.sandbox.bwrap`): the memory of all the sandbox's
+  processes together and their number, in a control group of its own (:mod:`kpcourse.grading.sandbox.cgroup`: every
   page counted, shared memory included; where none can be made, resident memory), the bytes
   written to its work folder, the size of its ``/tmp``;
-* in the grader, on what comes back (:mod:`.trusted`): the executed notebook and the
+* in the grader, on what comes back (:mod:`kpcourse.grading.judge.trusted`): the executed notebook and the
   answers are read with size caps, outputs capped again.
 
 A limit that is hit costs the cells that did not finish; :func:`limits_hit` names it

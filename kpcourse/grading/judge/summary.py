@@ -1,8 +1,8 @@
 """The grading summary: one typed record that the grader writes and the report reads.
 
-:class:`~kpcourse.grading.trusted.TrustedExecute` writes one beside each autograded
+:class:`~kpcourse.grading.judge.trusted.TrustedExecute` writes one beside each autograded
 notebook (``kpcourse-grading.json``); ``make autograde`` adds the nbgrader process's
-time; :mod:`kpcourse.grading.report` and the grades export read it.
+time; :mod:`kpcourse.grading.views.report` and the grades export read it.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from kpcourse.grading.spec import SUMMARY
+from kpcourse.grading.judge.spec import SUMMARY
 
 __all__ = ["Summary", "SUMMARY"]
 

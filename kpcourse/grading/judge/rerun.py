@@ -1,11 +1,11 @@
 """The hidden tests' calls, made by the grader in a run where no student statement has run.
 
-The student's kernel (:mod:`.inside`) never sees a hidden input. Every call of every
+The student's kernel (:mod:`kpcourse.grading.sandbox.inside`) never sees a hidden input. Every call of every
 hidden test is made here instead, in a sandbox of its own
-(:func:`kpcourse.grading.sandbox.run_python`), where ``python -m kpcourse.grading.rerun``
+(:func:`kpcourse.grading.sandbox.bwrap.run_python`), where ``python -m kpcourse.grading.judge.rerun``
 (this module's :func:`main`) becomes the sandbox's user, applies the grading limits
-(:func:`.inside.enter`), runs the instructor's (locked) cells, then the student's
-**definitions only** (:func:`kpcourse.grading.definitions.definitions`: imports, ``def``,
+(:func:`kpcourse.grading.sandbox.inside.enter`), runs the instructor's (locked) cells, then the student's
+**definitions only** (:func:`kpcourse.grading.judge.definitions.definitions`: imports, ``def``,
 ``class``, constants; never a statement that could run the student's code), and then, for
 each call, forks a child that makes that one call and sends back what it returned through a
 pipe. So what decides a point is computed where
@@ -26,9 +26,9 @@ pipe. So what decides a point is computed where
   (``Call.memory_limit``: the result and the budget) and the slack (:data:`SLACK`,
   :data:`SLACK_AS`); no unprivileged process can raise a hard limit again.
 
-What the run wrote is read as data only (:func:`.sandbox.read_untrusted`, size-capped, never
+What the run wrote is read as data only (:func:`kpcourse.grading.sandbox.bwrap.read_untrusted`, size-capped, never
 unpickled): the grader judges those answers against its references
-(:func:`.trusted.verdict`).
+(:func:`kpcourse.grading.judge.trusted.verdict`).
 """
 
 from __future__ import annotations
@@ -88,10 +88,10 @@ def spec_of(nb, cells, locked, skip=()):
     """What the grader's run needs: ``(spec, jobs, kept)``.
 
     ``spec`` (plain JSON) holds the instructor's cells (``setup``), the student's definitions
-    (``code``) and each job's call; ``kept`` is the :class:`~.definitions.Kept` (for messages).
+    (``code``) and each job's call; ``kept`` is the :class:`~kpcourse.grading.judge.definitions.Kept` (for messages).
     """
-    from kpcourse.grading.definitions import definitions
-    from kpcourse.grading.spec import is_test_cell
+    from kpcourse.grading.judge.definitions import definitions
+    from kpcourse.grading.judge.spec import is_test_cell
 
     setup, student = [], []
     for i, cell in enumerate(nb.cells):
@@ -124,7 +124,7 @@ def rerun(nb, cells, locked, source_dir, timeout, limits=None, allowed=None, ans
     timeout : int
         Per-cell limit (s) for the cells that run first; each call has its test's ``time_limit``.
     limits, allowed
-        The grading limits and what the sandbox holds (:func:`.sandbox.run_python`).
+        The grading limits and what the sandbox holds (:func:`kpcourse.grading.sandbox.bwrap.run_python`).
     answer_bytes : int, optional
         Largest answer of one call (a cell's ``answer_bytes`` wins).
     skip : collection of int
@@ -138,8 +138,8 @@ def rerun(nb, cells, locked, source_dir, timeout, limits=None, allowed=None, ans
     """
     import numpy as np
 
-    from kpcourse.grading.sandbox import run_python
-    from kpcourse.grading.spec import released_files
+    from kpcourse.grading.judge.spec import released_files
+    from kpcourse.grading.sandbox.bwrap import run_python
 
     spec, jobs, kept = spec_of(nb, cells, locked, skip)
     if not jobs:
@@ -160,7 +160,7 @@ def rerun(nb, cells, locked, source_dir, timeout, limits=None, allowed=None, ans
             shutil.copy2(f, work / "run" / f.name)
         budget = timeout * (len(spec["setup"]) + len(spec["code"]) + 2) + \
             sum(item["time_limit"] + _GRACE for item in spec["calls"]) + 30
-        ran = run_python("kpcourse.grading.rerun",
+        ran = run_python("kpcourse.grading.judge.rerun",
                          lambda root: [f"{root}/in/rerun.json", f"{root}/out", "--timeout", str(timeout)],
                          work, budget, limits, allowed)
         return {(job.gid, job.test, job.call): answer_of(c, k, job, work, ran, kept, spec["calls"][k]["cap"])
@@ -188,7 +188,7 @@ def answer_of(call_, k, job, work, ran, kept=None, cap=2**20):
     import numpy as np
 
     from kpcourse.checks._core import Answer
-    from kpcourse.grading.sandbox import read_untrusted
+    from kpcourse.grading.sandbox.bwrap import read_untrusted
 
     measured = job.memory_limit is not None
     raw = read_untrusted(work, ("out", f"status-{k}.json"), 64 * 1024)
@@ -368,14 +368,14 @@ def _write(path, data):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(prog="python -m kpcourse.grading.rerun")
+    parser = argparse.ArgumentParser(prog="python -m kpcourse.grading.judge.rerun")
     parser.add_argument("spec")
     parser.add_argument("out")
     parser.add_argument("--timeout", type=int, default=120, help="per-cell limit (s)")
     parser.add_argument("--limits", default=None)
     parser.add_argument("--user", type=int, default=None)
     args = parser.parse_args(argv)
-    from kpcourse.grading.inside import enter
+    from kpcourse.grading.sandbox.inside import enter
 
     enter(args.user, args.limits)
 

@@ -5,13 +5,13 @@
 
 1. loads the assignment's grader file (``source/<assignment>/grader.py``) in this,
    the grader's, process: the hidden tests and the references they use;
-2. reads the student's cells as text (:mod:`.policy`): a graded function that reaches
+2. reads the student's cells as text (:mod:`kpcourse.grading.judge.policy`): a graded function that reaches
    a forbidden reference, or a way around that analysis, earns nothing;
 3. **run**: replaces each autograded test cell by a call to
    :func:`kpcourse.checks._core.produce` and runs the notebook in the sandbox
-   (:mod:`.sandbox`): the student's kernel only *calls* their functions on the visible
+   (:mod:`kpcourse.grading.sandbox.bwrap`): the student's kernel only *calls* their functions on the visible
    tests' inputs and writes what came back as plain JSON (for the student's feedback); then
-   makes every hidden call in a run of the grader's own (:mod:`.rerun`), where the
+   makes every hidden call in a run of the grader's own (:mod:`kpcourse.grading.judge.rerun`), where the
    student's definitions ran and nothing else of theirs, one forked child per call (read-only
    inputs for a test of purity, memory limits for a measured call);
 4. **read, judge**: judges those answers here, with the grader file's tests -- the visible
@@ -25,7 +25,7 @@ Nothing the student's process prints, patches or writes can pass a test: their
 outputs in test cells are discarded, and their answers are data, never unpickled.
 A summary (isolation, verdicts, time, cells that timed out, kernel restarts, locked
 cells put back) is written next to the autograded notebook as ``kpcourse-grading.json``;
-``make report`` reads it (:mod:`.report`).
+``make report`` reads it (:mod:`kpcourse.grading.views.report`).
 """
 
 from __future__ import annotations
@@ -47,14 +47,21 @@ from nbgrader.preprocessors import NbGraderPreprocessor
 from traitlets import Integer, Unicode
 
 from kpcourse.checks import _core
-from kpcourse.grading import policy, rerun, sandbox
-from kpcourse.grading.allowed import Allowed
-from kpcourse.grading.limits import Limits, cap_outputs, describe, limits_hit
+from kpcourse.grading.judge import policy, rerun
+from kpcourse.grading.judge.spec import (
+    DEFAULT_FORBIDDEN,
+    GRADER_FILE,
+    SUMMARY,
+    is_test_cell,
+    released_files,
+    split_hidden,
+)
+from kpcourse.grading.judge.summary import Summary
 from kpcourse.grading.paths import course_path
-from kpcourse.grading.plugins import split_hidden
-from kpcourse.grading.sandbox import read_untrusted
-from kpcourse.grading.spec import DEFAULT_FORBIDDEN, GRADER_FILE, SUMMARY, is_test_cell, released_files
-from kpcourse.grading.summary import Summary
+from kpcourse.grading.sandbox import bwrap as sandbox
+from kpcourse.grading.sandbox.allowed import Allowed
+from kpcourse.grading.sandbox.bwrap import read_untrusted
+from kpcourse.grading.sandbox.limits import Limits, cap_outputs, describe, limits_hit
 
 __all__ = ["TrustedExecute", "load_grader", "grading_context", "program_of", "prepare_workdir", "verdict",
            "read_untrusted", "SUMMARY"]
@@ -102,7 +109,7 @@ class TrustedExecute(NbGraderPreprocessor):
                                    "seen once serve no other run.").tag(config=True)
 
     def limits(self):
-        """The :class:`~kpcourse.grading.limits.Limits` these settings give."""
+        """The :class:`~kpcourse.grading.sandbox.limits.Limits` these settings give."""
         return Limits(memory_bytes=self.memory_bytes, processes=self.processes, tmp_bytes=self.tmp_bytes,
                       work_bytes=self.work_bytes, file_bytes=self.file_bytes, output_bytes=self.output_bytes,
                       answer_bytes=self.answer_bytes)
@@ -219,7 +226,7 @@ def grading_context(source_dir, notebook, seed=None):
     """What grading one notebook of ``source_dir`` needs from the instructor's side.
 
     ``seed`` draws the hidden probes of a grader whose ``cells`` takes one (declared
-    exercises, :mod:`kpcourse.grading.declared`); ``None``: the grader's default.
+    exercises, :mod:`kpcourse.grading.judge.declared`); ``None``: the grader's default.
 
     Returns
     -------
@@ -231,7 +238,7 @@ def grading_context(source_dir, notebook, seed=None):
         grade_ids of the source notebook's locked cells.
     tests : set of str
         grade_ids of its autograded test cells.
-    allowed : kpcourse.grading.allowed.Allowed
+    allowed : kpcourse.grading.sandbox.allowed.Allowed
         What the sandbox holds for this assignment (the grader file's ``SANDBOX_ALLOW``).
     """
     source_dir = Path(source_dir)
@@ -258,7 +265,7 @@ def program_of(nb, locked):
 def prepare_workdir(workdir, nb, cells, source_dir):
     """Lay out what a run needs: ``in/notebook.ipynb`` (test cells replaced by recording calls),
     ``in/probes.json`` (the visible tests' calls: a hidden input never reaches the student's
-    kernel, :mod:`.rerun` makes those calls), an empty ``answers/`` and ``run/`` holding the files
+    kernel, :mod:`kpcourse.grading.judge.rerun` makes those calls), an empty ``answers/`` and ``run/`` holding the files
     released with the assignment (from ``source_dir``, never files a student added).
     """
     workdir = Path(workdir)
@@ -285,9 +292,9 @@ def verdict(cell, program, forbidden, answers_path, ran, log=None, answer_bytes=
 
     Parameters
     ----------
-    cell : kpcourse.grading.spec.Cell
+    cell : kpcourse.grading.judge.spec.Cell
         The grader's declaration of the test cell.
-    program : kpcourse.grading.policy.Program
+    program : kpcourse.grading.judge.policy.Program
         The submission's code cells, parsed (:func:`program_of`).
     forbidden : tuple of str
         The grader file's forbidden prefixes (a cell's own ``forbidden`` wins).
@@ -304,7 +311,7 @@ def verdict(cell, program, forbidden, answers_path, ran, log=None, answer_bytes=
         Why the whole notebook was stopped (a limit), said when an answer is missing.
     hidden : dict, optional
         ``{(test index, call index): Answer}``: the hidden tests' answers, made by the grader in a
-        run where only the student's definitions ran (:func:`kpcourse.grading.rerun.rerun`). A
+        run where only the student's definitions ran (:func:`kpcourse.grading.judge.rerun.rerun`). A
         hidden test is judged on these alone; a call missing here has no answer.
     """
     names = cell.called()

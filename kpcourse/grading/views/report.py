@@ -7,7 +7,7 @@ matplotlib) and its numbers (``reports/<assignment>.json``) from
 - the gradebook (``gradebook.db``, read with :class:`nbgrader.api.Gradebook`): the
   score of every graded cell of every submission, as ``grades.csv`` has them;
 - each graded folder's ``kpcourse-grading.json`` (written by
-  :class:`kpcourse.grading.trusted.TrustedExecute`): the verdicts (the hints the
+  :class:`kpcourse.grading.judge.trusted.TrustedExecute`): the verdicts (the hints the
   feedback shows), the grading time, isolation, cells that timed out, kernel restarts
   and locked cells put back.
 
@@ -27,9 +27,9 @@ import statistics
 from collections import Counter
 from pathlib import Path
 
+from kpcourse.grading.judge.spec import SUMMARY
+from kpcourse.grading.judge.summary import Summary
 from kpcourse.grading.paths import course_path
-from kpcourse.grading.spec import SUMMARY
-from kpcourse.grading.summary import Summary
 
 __all__ = ["collect", "write_report", "graded_assignments", "exercises_of", "band", "hints", "flags"]
 
@@ -64,7 +64,7 @@ def hints(verdict):
 def flags(summary):
     """Why the grader flags a submission (``[]`` when it does not), from its grading summary.
 
-    ``summary`` is a :class:`~kpcourse.grading.summary.Summary` (or its JSON dict), or
+    ``summary`` is a :class:`~kpcourse.grading.judge.summary.Summary` (or its JSON dict), or
     ``None`` when the graded folder has none (graded by another tool, or autograde failed).
     """
     if summary is None:

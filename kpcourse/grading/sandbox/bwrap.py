@@ -1,16 +1,16 @@
 """The operating-system boundary around a submission's code: bubblewrap.
 
-:func:`run_notebook` executes a notebook with :mod:`kpcourse.grading.inside` in a
+:func:`run_notebook` executes a notebook with :mod:`kpcourse.grading.sandbox.inside` in a
 bubblewrap sandbox that sees only what Python needs, read-only: ``/usr``, ``/etc``,
 the Python installation and its packages, a trimmed copy of the ``kpcourse`` package
-with only what the assignment allows (:mod:`.allowed`; no grader file, no reference),
+with only what the assignment allows (:mod:`kpcourse.grading.sandbox.allowed`; no grader file, no reference),
 and the course data. It sees nothing of the course root (``source/``,
 ``gradebook.db``, other submissions, grader files), of ``/tmp`` or of ``$HOME``; it
 has no network, its own process namespace, no capabilities, an empty ``HOME``, and two
 writable folders of its own (``answers/`` and ``out/``). When the grader is root it runs
 as an unprivileged user of its own (:func:`_user_slot`). Its resources are limited
-(:mod:`.limits`): inside, by the kernel's per-process limits; here, by a control group of
-its own (:mod:`.cgroup`: all its memory, its processes), the bytes it wrote and its time
+(:mod:`kpcourse.grading.sandbox.limits`): inside, by the kernel's per-process limits; here, by a control group of
+its own (:mod:`kpcourse.grading.sandbox.cgroup`: all its memory, its processes), the bytes it wrote and its time
 budget; past any of them it is killed.
 
 Where bubblewrap is missing or cannot run, the notebook still runs, without the
@@ -36,7 +36,7 @@ import threading
 import time
 from pathlib import Path
 
-from kpcourse.grading.cgroup import Group
+from kpcourse.grading.sandbox.cgroup import Group
 
 __all__ = ["available", "run_notebook", "run_python", "read_untrusted", "IsolationUnavailable"]
 
@@ -147,10 +147,10 @@ def bwrap_command(workdir, argv, env, *, user=None, tmp_bytes=None, overlays=())
     sandbox is then set up as root without a user namespace (so that every folder it mounts
     can be reached, and so that the process limit counts this user's processes, as root's
     are never counted), keeping only the capabilities to change user, and ``argv`` (our
-    :mod:`.inside`) becomes ``user`` first thing, which drops those too; bubblewrap's
+    :mod:`kpcourse.grading.sandbox.inside`) becomes ``user`` first thing, which drops those too; bubblewrap's
     ``no_new_privs`` stops any set-user-id program from giving them back. ``overlays``
     (``[(source, destination)]``) are mounted last, over what the other mounts show: the
-    trimmed package and the stand-ins for absent ones (:mod:`.allowed`).
+    trimmed package and the stand-ins for absent ones (:mod:`kpcourse.grading.sandbox.allowed`).
     """
     cmd = [shutil.which("bwrap"), "--die-with-parent", "--new-session"]
     if user is None:
@@ -223,9 +223,9 @@ def run_notebook(path_in, workdir, timeout, budget, limits=None, allowed=None):
         Per-cell limit (s).
     budget : float
         Wall-clock limit for the whole notebook (s); the sandbox is killed after it.
-    limits : kpcourse.grading.limits.Limits, optional
+    limits : kpcourse.grading.sandbox.limits.Limits, optional
         Memory, processes, disk and output of the submission (default: ``Limits()``).
-    allowed : kpcourse.grading.allowed.Allowed, optional
+    allowed : kpcourse.grading.sandbox.allowed.Allowed, optional
         What the kernel can import (default: everything installed).
 
     Returns
@@ -235,7 +235,7 @@ def run_notebook(path_in, workdir, timeout, budget, limits=None, allowed=None):
         ran as), ``returncode``, ``log``, ``killed`` (budget exceeded), ``limit`` (``None``,
         or the limit that stopped the whole sandbox: ``"memory"`` or ``"disk"``).
     """
-    return run_python("kpcourse.grading.inside",
+    return run_python("kpcourse.grading.sandbox.inside",
                       lambda root: [f"{root}/in/{path_in}", f"{root}/out/executed.ipynb", "--timeout", str(timeout)],
                       workdir, budget, limits, allowed)
 
@@ -246,9 +246,9 @@ def run_python(module, arguments, workdir, budget, limits=None, allowed=None):
     ``arguments(root)`` gives the module's arguments for the work folder's path ``root``
     (inside the sandbox, or ``workdir`` itself without one); ``--limits`` and, when the
     grader is root, ``--user`` are added: the module must apply both before anything
-    else runs (:func:`kpcourse.grading.inside.enter`).
+    else runs (:func:`kpcourse.grading.sandbox.inside.enter`).
     """
-    from kpcourse.grading.limits import Limits
+    from kpcourse.grading.sandbox.limits import Limits
 
     limits = limits or Limits()
     workdir = Path(workdir)

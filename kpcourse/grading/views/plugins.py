@@ -1,10 +1,11 @@
 """nbgrader plug-ins: scrub hidden tests from feedback, make what a student's notebook shows inert.
 
 :class:`ScrubHiddenTests` cleans feedback; :class:`MakeInert` (autograde and feedback) leaves
-nothing in a graded notebook that a browser could run (:mod:`.inert`). The plug-in that decides points,
-:class:`kpcourse.grading.trusted.TrustedExecute`, lives in :mod:`.trusted`; the executor
-that runs inside the sandbox, :class:`kpcourse.grading.executor.RestartingExecute`, in
-:mod:`.executor` (it imports no nbgrader).
+nothing in a graded notebook that a browser could run (:mod:`kpcourse.grading.views.inert`).
+The plug-in that decides points,
+:class:`kpcourse.grading.judge.trusted.TrustedExecute`, lives in :mod:`kpcourse.grading.judge.trusted`; the executor
+that runs inside the sandbox, :class:`kpcourse.grading.sandbox.executor.RestartingExecute`, in
+:mod:`kpcourse.grading.sandbox.executor` (it imports no nbgrader).
 """
 
 from __future__ import annotations
@@ -13,11 +14,11 @@ import re
 
 from nbgrader.preprocessors import NbGraderPreprocessor
 
-from kpcourse.grading.inert import make_inert
+from kpcourse.grading.judge.spec import HIDDEN_BEGIN, HIDDEN_END, split_hidden
+from kpcourse.grading.views.inert import make_inert
 
 __all__ = ["ScrubHiddenTests", "MakeInert", "split_hidden", "HIDDEN_BEGIN", "HIDDEN_END", "ANSI"]
 
-HIDDEN_BEGIN, HIDDEN_END = "### BEGIN HIDDEN TESTS", "### END HIDDEN TESTS"
 ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 _ANSI = ANSI
 
@@ -44,7 +45,7 @@ class ScrubHiddenTests(NbGraderPreprocessor):
 
 
 class MakeInert(NbGraderPreprocessor):
-    """Make a graded notebook inert for a browser (:func:`kpcourse.grading.inert.make_inert`).
+    """Make a graded notebook inert for a browser (:func:`kpcourse.grading.views.inert.make_inert`).
 
     Last step of the autograde, so the autograded notebook the formgrader renders is inert; again
     when feedback is generated. Each change is logged with the notebook it was made in.
@@ -54,25 +55,6 @@ class MakeInert(NbGraderPreprocessor):
         for change in make_inert(nb):
             self.log.info("%s: %s", resources.get("unique_key", "notebook"), change)
         return nb, resources
-
-
-def split_hidden(source):
-    """The one parser of hidden-test markers: ``(visible source, numbers of the hidden lines)``.
-
-    The hidden region runs from a line holding :data:`HIDDEN_BEGIN` to one holding
-    :data:`HIDDEN_END`, both included; line numbers count from 1.
-    """
-    hidden, visible, inside = set(), [], False
-    for number, line in enumerate(source.splitlines(), start=1):
-        if HIDDEN_BEGIN in line:
-            inside = True
-        if inside:
-            hidden.add(number)
-        else:
-            visible.append(line)
-        if HIDDEN_END in line:
-            inside = False
-    return "\n".join(visible), hidden
 
 
 def _scrub_error(out, hidden_lines, hidden_texts):

@@ -20,11 +20,11 @@ Three layouts, one row per student (``plain csv`` excepted: one row per student 
     ``student_id, first_name, last_name, email, assignment, duedate, timestamp, raw_score,
     late_penalty, score, max_score``: nbgrader's own export, plus nothing hidden.
 
-Scores are after the late penalty (the policy in ``nbgrader_config.py``: :mod:`.late`), to two
+Scores are after the late penalty (the policy in ``nbgrader_config.py``: :mod:`kpcourse.grading.course.late`), to two
 decimals. An assignment a student did not submit is left empty in ``canvas`` and ``moodle``
 (the LMS leaves that grade as it was) and has an empty timestamp and score 0 in ``csv``.
 
-Command line: ``python -m kpcourse.grading.export FORMAT [--db sqlite:///gradebook.db]
+Command line: ``python -m kpcourse.grading.course.export FORMAT [--db sqlite:///gradebook.db]
 [--out FILE] [--canvas-id ASSIGNMENT=ID ...]``.
 """
 
@@ -207,7 +207,8 @@ def _canvas_id(text):
 
 def main(argv=None):
     """Command line of ``make export-grades``; returns the exit status."""
-    parser = argparse.ArgumentParser(prog="python -m kpcourse.grading.export", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m kpcourse.grading.course.export",
+                                     description=__doc__.split("\n")[0])
     parser.add_argument("format", choices=FORMATS)
     parser.add_argument("--db", default="sqlite:///gradebook.db", help="gradebook URL (default: ./gradebook.db)")
     parser.add_argument("--out", help="file to write (default: grades-<format>.csv)")

@@ -8,8 +8,8 @@
 
 :func:`apply` writes them into the gradebook: the due dates at ``make release`` and before
 every ``make autograde``, the extensions before every autograde (for the students who have a
-submission), so that nbgrader's late policy (:mod:`.late`) sees them; the autograde's merge
-step keeps them (:func:`kpcourse.grading.autograding.merge`).
+submission), so that nbgrader's late policy (:mod:`kpcourse.grading.course.late`) sees them; the autograde's merge
+step keeps them (:func:`kpcourse.grading.course.autograding.merge`).
 
 **The time that counts** is :func:`trusted_time`: the latest status-change time (``ctime``) of
 the submission folder in the exchange's ``inbound/`` and of everything in it. The kernel sets
@@ -17,7 +17,7 @@ a ``ctime`` to the current time on every change of a file or folder (writing, re
 deleting an entry, ``touch``, ``chmod``), and no unprivileged user can set it back. So a
 student who edits or deletes the ``timestamp.txt`` that nbgrader's submit wrote, renames the
 folder or backdates a file's times only makes their submission later, never earlier. The
-collect (:class:`kpcourse.grading.exchange.OwnerCheckedCollect`) writes that time as the
+collect (:class:`kpcourse.grading.course.exchange.OwnerCheckedCollect`) writes that time as the
 collected submission's ``timestamp.txt``, which the student cannot reach, and logs a warning
 where the student's own claim differs from it by more than a minute.
 """

@@ -1,9 +1,9 @@
 """Run one submission's notebook; started by the grader inside the sandbox.
 
-``python -m kpcourse.grading.inside NOTEBOOK OUT --timeout SECONDS --limits JSON``: sets the
-resource limits (:func:`kpcourse.grading.limits.apply_rlimits`), then executes every
+``python -m kpcourse.grading.sandbox.inside NOTEBOOK OUT --timeout SECONDS --limits JSON``: sets the
+resource limits (:func:`kpcourse.grading.sandbox.limits.apply_rlimits`), then executes every
 cell (a cell that ignores the interrupt gets its kernel restarted, see
-:class:`kpcourse.grading.executor.RestartingExecute`) and writes the executed notebook
+:class:`kpcourse.grading.sandbox.executor.RestartingExecute`) and writes the executed notebook
 to OUT. The grader's test cells have been replaced by calls to
 :func:`kpcourse.checks._core.produce`, which leave the answers beside the probes file.
 Nothing here decides a point: the grader reads OUT and the answers as plain data.
@@ -18,8 +18,8 @@ from pathlib import Path
 
 def enter(user=None, limits=None):
     """First thing in the sandbox: become ``user`` (never run student code as root), then apply
-    ``limits`` (a :class:`~kpcourse.grading.limits.Limits` as JSON), which everything started
-    from here inherits. Returns the :class:`~kpcourse.grading.limits.Limits` or ``None``."""
+    ``limits`` (a :class:`~kpcourse.grading.sandbox.limits.Limits` as JSON), which everything started
+    from here inherits. Returns the :class:`~kpcourse.grading.sandbox.limits.Limits` or ``None``."""
     if user is not None:
         import os
 
@@ -29,7 +29,7 @@ def enter(user=None, limits=None):
         if os.getuid() == 0 or os.geteuid() == 0:
             raise SystemExit("could not leave the root user")
 
-    from kpcourse.grading.limits import Limits, apply_rlimits
+    from kpcourse.grading.sandbox.limits import Limits, apply_rlimits
 
     limits = Limits.from_json(limits) if limits else None
     if limits is not None:  # before the kernel starts: it and everything it starts inherit them
@@ -38,18 +38,18 @@ def enter(user=None, limits=None):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(prog="python -m kpcourse.grading.inside")
+    parser = argparse.ArgumentParser(prog="python -m kpcourse.grading.sandbox.inside")
     parser.add_argument("notebook")
     parser.add_argument("out")
     parser.add_argument("--timeout", type=int, default=120)
-    parser.add_argument("--limits", default=None, help="kpcourse.grading.limits.Limits as JSON")
+    parser.add_argument("--limits", default=None, help="kpcourse.grading.sandbox.limits.Limits as JSON")
     parser.add_argument("--user", type=int, default=None, help="become this unprivileged user first")
     args = parser.parse_args(argv)
     limits = enter(args.user, args.limits)
 
     import nbformat
 
-    from kpcourse.grading.executor import RestartingExecute
+    from kpcourse.grading.sandbox.executor import RestartingExecute
 
     nb = nbformat.read(args.notebook, as_version=4)
     try:

@@ -3,11 +3,11 @@
 :func:`autograde` runs one nbgrader process per batch of at most :data:`BATCH`
 submissions of one assignment, each batch in a private course directory (its own
 gradebook), ``jobs`` at a time; each submission runs
-:class:`kpcourse.grading.trusted.TrustedExecute` (its code in a sandbox and kernel of its
+:class:`kpcourse.grading.judge.trusted.TrustedExecute` (its code in a sandbox and kernel of its
 own, its points decided in the grader). Only the parent writes the course gradebook
 (:func:`merge`, one submission after another); feedback and ``grades.csv`` (with an
 ``isolated`` column) follow; a run that was not isolated is reported loudly; a
-:class:`~kpcourse.grading.progress.Progress` line on stderr counts the submissions done.
+:class:`~kpcourse.grading.course.progress.Progress` line on stderr counts the submissions done.
 Before nbgrader reads a submission, its nbgrader metadata is reset to the released
 notebook's (:func:`clean_submission`), and a batch nbgrader stops short is graded again one
 submission at a time: one notebook stops no classmate.
@@ -29,13 +29,13 @@ from pathlib import Path
 
 import nbformat
 
-from kpcourse.grading import deadlines
-from kpcourse.grading import export as grades
-from kpcourse.grading.course import ensure_in_gradebook, nbgrader, submissions
+from kpcourse.grading.course import deadlines
+from kpcourse.grading.course import export as grades
+from kpcourse.grading.course.folder import ensure_in_gradebook, nbgrader, submissions
+from kpcourse.grading.course.progress import Progress, clock
+from kpcourse.grading.judge.spec import SUMMARY
+from kpcourse.grading.judge.summary import Summary
 from kpcourse.grading.paths import copy_source, course_path
-from kpcourse.grading.progress import Progress, clock
-from kpcourse.grading.spec import SUMMARY
-from kpcourse.grading.summary import Summary
 
 __all__ = ["autograde", "BATCH", "batches", "merge", "course_metadata", "clean_submission"]
 
@@ -305,7 +305,8 @@ def _record_wall(summary_path, seconds):
 
 
 def _export_grades(root, path):
-    """``grades.csv``: the course gradebook in :mod:`.export`'s ``csv`` layout, quoted as CSV must be (nbgrader's
+    """``grades.csv``: the course gradebook in :mod:`~kpcourse.grading.course.export`'s ``csv`` layout,
+    quoted as CSV must be (nbgrader's
     own export leaves ``Stone, Jr.`` unquoted), plus an ``isolated`` column (yes / NO / empty when not graded)."""
     table = grades.rows(grades.read_gradebook(f"sqlite:///{Path(root).resolve() / 'gradebook.db'}"), "csv")
     header = table[0]

@@ -8,7 +8,7 @@ results the lectures link to (``benchmarks/RESULTS.md``), what installs it (``py
 ``environment.yml``, ``constraints.txt``) and a README written for students. Only files git tracks
 are copied, so nothing generated or private (a gradebook, submissions, caches) travels.
 
-Command line: ``python -m kpcourse.grading.edition OUT`` (``OUT`` must not exist yet).
+Command line: ``python -m kpcourse.grading.course.edition OUT`` (``OUT`` must not exist yet).
 """
 
 from __future__ import annotations
@@ -90,7 +90,8 @@ def write(root, out):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(prog="python -m kpcourse.grading.edition", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m kpcourse.grading.course.edition",
+                                     description=__doc__.split("\n")[0])
     parser.add_argument("out", help="the folder to create")
     parser.add_argument("--root", default=".", help="the course folder (default: here)")
     args = parser.parse_args(argv)

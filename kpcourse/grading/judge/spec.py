@@ -18,12 +18,16 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-__all__ = ["Cell", "DEFAULT_FORBIDDEN", "GRADER_FILE", "SUMMARY", "is_test_cell", "released_files"]
+__all__ = ["Cell", "DEFAULT_FORBIDDEN", "GRADER_FILE", "SUMMARY", "is_test_cell", "released_files", "split_hidden",
+           "HIDDEN_BEGIN", "HIDDEN_END"]
 
 #: The grader file beside each source notebook (never released, never mounted in the sandbox).
 GRADER_FILE = "grader.py"
 #: The grading summary written beside each autograded notebook (verdicts, isolation, timings).
 SUMMARY = "kpcourse-grading.json"
+
+#: The markers of the hidden-test region of a test cell (nbgrader's ``ClearHiddenTests``).
+HIDDEN_BEGIN, HIDDEN_END = "### BEGIN HIDDEN TESTS", "### END HIDDEN TESTS"
 
 #: Packages whose code a graded function may not reach (any module or name below them).
 DEFAULT_FORBIDDEN = ("kpcourse", "sklearn", "scipy")
@@ -40,6 +44,25 @@ def released_files(source_dir):
     grading: never the grader file, a notebook or a summary."""
     return [f for f in sorted(Path(source_dir).iterdir())
             if f.is_file() and f.suffix not in (".ipynb", ".pyc") and f.name not in (GRADER_FILE, SUMMARY)]
+
+
+def split_hidden(source):
+    """The one parser of hidden-test markers: ``(visible source, numbers of the hidden lines)``.
+
+    The hidden region runs from a line holding :data:`HIDDEN_BEGIN` to one holding
+    :data:`HIDDEN_END`, both included; line numbers count from 1.
+    """
+    hidden, visible, inside = set(), [], False
+    for number, line in enumerate(source.splitlines(), start=1):
+        if HIDDEN_BEGIN in line:
+            inside = True
+        if inside:
+            hidden.add(number)
+        else:
+            visible.append(line)
+        if HIDDEN_END in line:
+            inside = False
+    return "\n".join(visible), hidden
 
 
 @dataclass

@@ -1,6 +1,6 @@
 """What a submission's kernel can import while it is graded: the rest is absent, not forbidden.
 
-The source policy (:mod:`.policy`) reads the student's code for calls of a reference;
+The source policy (:mod:`kpcourse.grading.judge.policy`) reads the student's code for calls of a reference;
 Python has more ways to name a module than any reader can follow. So the sandbox also
 *lacks* the references: it sees a trimmed copy of the ``kpcourse`` package that holds
 only what the assignment allows (the checks, the course data and the plots by default,
@@ -32,7 +32,8 @@ DEFAULT_PACKAGE = ("checks", "datasets", "data", "plotting")
 ABSENT = ("sklearn", "scipy")
 #: The only files of kpcourse.grading the sandbox needs: its runners (a notebook; the grader's own runs
 #: of calls) and executor.
-_GRADING_FILES = ("__init__.py", "inside.py", "executor.py", "limits.py", "rerun.py")
+_GRADING_FILES = ("__init__.py", "sandbox/__init__.py", "sandbox/inside.py", "sandbox/executor.py",
+                  "sandbox/limits.py", "judge/__init__.py", "judge/rerun.py")
 
 _STUB = '''"""Absent while this assignment is graded."""
 raise ImportError("{name} is not available while this assignment is graded: the exercises ask "
@@ -72,7 +73,8 @@ class Allowed:
 
     @classmethod
     def of_grader(cls, grader):
-        """The grader file's ``SANDBOX_ALLOW`` (a module loaded by :func:`.trusted.load_grader`)."""
+        """The grader file's ``SANDBOX_ALLOW`` (a module loaded by
+        :func:`kpcourse.grading.judge.trusted.load_grader`)."""
         return cls(tuple(getattr(grader, "SANDBOX_ALLOW", ())))
 
     def parts(self):
@@ -113,7 +115,7 @@ class Allowed:
             elif source.is_file():
                 _copy_module(source, trimmed)
         for name in _GRADING_FILES:
-            _copy_module(root / "grading" / name, trimmed / "grading")
+            _copy_module(root / "grading" / name, (trimmed / "grading" / name).parent)
         pairs = [(trimmed, root)]
         for name in self.absent():
             where = importlib.util.find_spec(name).submodule_search_locations

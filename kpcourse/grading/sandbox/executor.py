@@ -15,7 +15,7 @@ from nbclient.exceptions import CellTimeoutError, DeadKernelError
 from nbclient.util import ensure_async
 from nbformat import NotebookNode
 
-from kpcourse.grading.limits import cut_note, output_size
+from kpcourse.grading.sandbox.limits import cut_note, output_size
 
 __all__ = ["RestartingExecute", "timeout_output"]
 
@@ -58,7 +58,7 @@ class RestartingExecute(NotebookClient):
         self._used = {}  # cell index -> [bytes kept, cut?]
         if output_limit is not None:  # the kernel cuts what cells print (before any student code runs)
             self.extra_arguments = [*self.extra_arguments, "--IPKernelApp.exec_lines="
-                                    "import kpcourse.grading.limits as _l; "
+                                    "import kpcourse.grading.sandbox.limits as _l; "
                                     f"_l.cap_kernel_output({int(output_limit)}); del _l"]
 
     def create_kernel_manager(self):
