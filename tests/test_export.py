@@ -120,6 +120,24 @@ def test_nbgrader_stores_the_penalty(gradebook):
         assert gb.find_submission("01-similarity", "alice").late_submission_penalty == 0.0
 
 
+def test_the_penalty_is_on_the_final_score(gradebook):
+    """bob's 01 (1 day 1 hour late: 2 days, 20 %) is 5 of 7 automatically and 7 after a manual +2:
+    the export takes 20 % of 7 (1.4), not nbgrader's 1.0 stored at autograde; an assignment's own policy wins."""
+    with Gradebook(gradebook) as gb:
+        gb.find_grade("t1", "01-similarity", "01-similarity", "bob").manual_score = 4
+        gb.db.commit()
+    assert export.read_gradebook(gradebook).submissions[("bob", "01-similarity")]["late_penalty"] == 1.0
+    policy = PerDayPenalty(per_day=0.1, cap=0.5)
+    bob = export.read_gradebook(gradebook, policy).submissions[("bob", "01-similarity")]
+    assert (bob["raw_score"], bob["late_penalty"], bob["score"]) == (7.0, 1.4, 5.6)
+    policy.per_assignment = {"01-similarity": {"per_day": 0.4}}  # 2 days: 80 %, capped at the course's 50 %
+    assert export.read_gradebook(gradebook, policy).submissions[("bob", "01-similarity")]["late_penalty"] == 3.5
+    assert export.read_gradebook(gradebook, policy).submissions[("alice", "01-similarity")]["late_penalty"] == 0.0
+    policy.per_assignment = {"01-similarity": {"per_week": 0.4}}
+    with pytest.raises(ValueError, match="per_week"):
+        export.read_gradebook(gradebook, policy)
+
+
 # ------------------------------------------------------------------------ exports
 def test_canvas_layout(gradebook, tmp_path):
     out = tmp_path / "canvas.csv"

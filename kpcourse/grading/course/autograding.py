@@ -32,6 +32,7 @@ import nbformat
 from kpcourse.grading.course import deadlines
 from kpcourse.grading.course import export as grades
 from kpcourse.grading.course.folder import ensure_in_gradebook, nbgrader, submissions
+from kpcourse.grading.course.late import course_policy
 from kpcourse.grading.course.progress import Progress, clock
 from kpcourse.grading.judge.spec import SUMMARY
 from kpcourse.grading.judge.summary import Summary
@@ -308,7 +309,8 @@ def _export_grades(root, path):
     """``grades.csv``: the course gradebook in :mod:`~kpcourse.grading.course.export`'s ``csv`` layout,
     quoted as CSV must be (nbgrader's
     own export leaves ``Stone, Jr.`` unquoted), plus an ``isolated`` column (yes / NO / empty when not graded)."""
-    table = grades.rows(grades.read_gradebook(f"sqlite:///{Path(root).resolve() / 'gradebook.db'}"), "csv")
+    sheet = grades.read_gradebook(f"sqlite:///{Path(root).resolve() / 'gradebook.db'}", course_policy(root))
+    table = grades.rows(sheet, "csv")
     header = table[0]
     who, what = header.index("student_id"), header.index("assignment")
     for row in table[1:]:

@@ -71,7 +71,7 @@ def apply(root, names, submitted=(), log=print):
     Raises ``ValueError`` (naming the entry) for a date nbgrader cannot read, an assignment
     the course does not have, or an extension that is not a number of days >= 0.
     """
-    from nbgrader.api import Gradebook
+    from nbgrader.api import Gradebook, MissingEntry
 
     deadlines = load(root)
     names = list(names)
@@ -85,8 +85,13 @@ def apply(root, names, submitted=(), log=print):
             if name in deadlines.due:
                 set_dates[name] = _due(name, deadlines.due[name])
                 gb.update_or_create_assignment(name, duedate=set_dates[name])
-            elif gb.find_assignment(name).duedate is None:
-                log(f"{name}: no due date (nbgrader_config.py, c.Deadlines.due): no late penalty applies")
+            else:
+                try:
+                    undated = gb.find_assignment(name).duedate is None
+                except MissingEntry:  # not released into this gradebook: nothing of it to grade late
+                    undated = True
+                if undated:
+                    log(f"{name}: no due date (nbgrader_config.py, c.Deadlines.due): no late penalty applies")
         for student, name in submitted:
             days = deadlines.extensions.get(name, {}).get(student)
             if days is None:

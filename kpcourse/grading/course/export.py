@@ -20,12 +20,16 @@ Three layouts, one row per student (``plain csv`` excepted: one row per student 
     ``student_id, first_name, last_name, email, assignment, duedate, timestamp, raw_score,
     late_penalty, score, max_score``: nbgrader's own export, plus nothing hidden.
 
-Scores are after the late penalty (the policy in ``nbgrader_config.py``: :mod:`kpcourse.grading.course.late`), to two
-decimals. An assignment a student did not submit is left empty in ``canvas`` and ``moodle``
+Scores are after the late penalty, to two decimals. The penalty is taken off the *final* score
+(after manual grading), by the policy in the course's ``nbgrader_config.py``
+(:meth:`kpcourse.grading.course.late.PerDayPenalty.share`: the course's or the assignment's own),
+for the time between the due date plus the student's extension and the submission; without a
+course file, the penalty nbgrader stored at autograde (on the automatic score) is kept.
+An assignment a student did not submit is left empty in ``canvas`` and ``moodle``
 (the LMS leaves that grade as it was) and has an empty timestamp and score 0 in ``csv``.
 
 Command line: ``python -m kpcourse.grading.course.export FORMAT [--db sqlite:///gradebook.db]
-[--out FILE] [--canvas-id ASSIGNMENT=ID ...]``.
+[--out FILE] [--course DIR] [--canvas-id ASSIGNMENT=ID ...]``.
 """
 
 from __future__ import annotations
@@ -35,6 +39,8 @@ import csv
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from kpcourse.grading.course.late import course_policy
 
 __all__ = ["FORMATS", "Gradesheet", "read_gradebook", "rows", "write", "main"]
 
@@ -75,13 +81,16 @@ def _num(value):
     return str(int(value)) if value == int(value) else f"{value:g}"
 
 
-def read_gradebook(db_url):
+def read_gradebook(db_url, policy=None):
     """Read students, assignments and submissions from an nbgrader gradebook.
 
     Parameters
     ----------
     db_url : str
         SQLAlchemy URL of the gradebook, e.g. ``sqlite:////course/gradebook.db``.
+    policy : kpcourse.grading.course.late.PerDayPenalty, optional
+        The late policy, applied to each submission's final score (see the module's doc);
+        ``None``: the penalties stored in the gradebook.
 
     Returns
     -------
@@ -112,7 +121,11 @@ def read_gradebook(db_url):
                     sub = gb.find_submission(a.name, st["id"])
                 except MissingEntry:
                     continue
-                raw, penalty = float(sub.score), float(sub.late_submission_penalty or 0.0)
+                raw = float(sub.score)
+                if policy is None:
+                    penalty = float(sub.late_submission_penalty or 0.0)
+                else:  # on the final score, manual grades included
+                    penalty = round(raw * policy.share(a.name, sub.total_seconds_late), 2)
                 sheet.submissions[(st["id"], a.name)] = {
                     "timestamp": _s(sub.timestamp), "raw_score": raw, "late_penalty": penalty,
                     "score": max(0.0, raw - penalty)}
@@ -212,12 +225,14 @@ def main(argv=None):
     parser.add_argument("format", choices=FORMATS)
     parser.add_argument("--db", default="sqlite:///gradebook.db", help="gradebook URL (default: ./gradebook.db)")
     parser.add_argument("--out", help="file to write (default: grades-<format>.csv)")
+    parser.add_argument("--course", default=".", help="course root whose nbgrader_config.py sets the late policy "
+                                                       "(default: the current directory)")
     parser.add_argument("--canvas-id", type=_canvas_id, action="append", default=[], metavar="ASSIGNMENT=ID",
                         help="Canvas assignment id of an assignment (repeat for each)")
     args = parser.parse_args(argv)
     out = args.out or f"grades-{args.format}.csv"
     try:
-        sheet = read_gradebook(args.db)
+        sheet = read_gradebook(args.db, course_policy(args.course))
         n = write(sheet, args.format, out, dict(args.canvas_id))
     except (FileNotFoundError, ValueError) as exc:
         print(f"export-grades: {exc}", file=sys.stderr)

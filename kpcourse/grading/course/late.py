@@ -14,16 +14,23 @@ after a grace period, costs ``per_day`` of the score obtained, up to ``cap``::
 
 With ``per_day = 0.1``, ``cap = 0.5`` and a 15-minute grace: 10 minutes late costs nothing,
 1 hour late 10 %, 2 days and 1 hour late 30 %, 8 days late 50 %.
+
+**On the final score.** nbgrader applies the plug-in at autograde, to the automatic score. The
+exports (``make export-grades``, ``grades.csv``: :mod:`kpcourse.grading.course.export`) take the
+penalty off the *final* score instead (after manual grading), with :meth:`PerDayPenalty.share`:
+the same policy, or an assignment's own (``c.PerDayPenalty.per_assignment``), applied to the
+seconds between the due date (plus the student's extension) and the submission's time.
 """
 
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 from nbgrader.plugins import LateSubmissionPlugin
-from traitlets import Float
+from traitlets import Dict, Float
 
-__all__ = ["PerDayPenalty", "late_fraction", "DAY"]
+__all__ = ["PerDayPenalty", "late_fraction", "course_policy", "DAY"]
 
 DAY = 86400.0
 
@@ -77,6 +84,21 @@ class PerDayPenalty(LateSubmissionPlugin):
     per_day = Float(0.1, help="Share of the score taken off per started day late (0 to 1).").tag(config=True)
     cap = Float(0.5, help="Largest share of the score taken off (0 to 1).").tag(config=True)
     grace_seconds = Float(0.0, help="Lateness forgiven before the first day counts, in seconds.").tag(config=True)
+    per_assignment = Dict(help="An assignment's own policy: {name: {'per_day': ..., 'cap': ..., "
+                               "'grace_seconds': ...}} (what is not given is the course's).").tag(config=True)
+
+    def share(self, assignment, seconds_late):
+        """Share of the final score taken off ``assignment`` submitted ``seconds_late`` after its due date.
+
+        Raises ``ValueError`` for a ``per_assignment`` entry with an unknown key or a value out of range.
+        """
+        own = self.per_assignment.get(assignment, {})
+        unknown = sorted(set(own) - {"per_day", "cap", "grace_seconds"})
+        if unknown:
+            raise ValueError(f"nbgrader_config.py, c.PerDayPenalty.per_assignment[{assignment!r}] has "
+                             f"{', '.join(unknown)}: only per_day, cap and grace_seconds")
+        policy = {"per_day": self.per_day, "cap": self.cap, "grace_seconds": self.grace_seconds, **own}
+        return late_fraction(seconds_late, **policy)
 
     def late_submission_penalty(self, student_id, score, total_seconds_late):
         """Points taken off one late notebook: ``score * late_fraction(...)``, rounded to 0.01.
@@ -100,3 +122,14 @@ class PerDayPenalty(LateSubmissionPlugin):
         self.log.info("late policy: %s is %.0f s late, %.0f %% off: %s point(s)",
                       student_id, total_seconds_late, 100 * share, penalty)
         return penalty
+
+
+def course_policy(root):
+    """The :class:`PerDayPenalty` that the course at ``root`` configures (its ``nbgrader_config.py``), or
+    ``None`` when it has none (the exports then keep the penalties stored in the gradebook)."""
+    from traitlets.config.loader import PyFileConfigLoader
+
+    path = Path(root) / "nbgrader_config.py"
+    if not path.is_file():
+        return None
+    return PerDayPenalty(config=PyFileConfigLoader(path.name, path=str(path.parent)).load_config())
