@@ -293,8 +293,8 @@ class Call:
 
     ``Call.measured(...)`` also records the peak memory the call allocated
     (``Answer.peak_bytes``, from :mod:`tracemalloc`); ``memory_limit`` (bytes, the result
-    included), when set, is what the grader lets the call allocate when it measures it
-    itself under the kernel's limit (:mod:`kpcourse.grading.judge.rerun`).
+    included), when set, is what the grader lets the call allocate when it makes the call
+    itself, under address-space and data limits (:mod:`kpcourse.grading.judge.rerun`).
     """
 
     measure_memory = False
@@ -342,8 +342,8 @@ class Answer:
     """What one :class:`Call` gave: a value, or an error (exception class name and message).
 
     ``mutated`` lists the positions (int) and keywords (str) of the array arguments that
-    the function changed in place. ``limited``: the grader ran the call itself under the
-    kernel's memory limit (``Call.memory_limit``, :mod:`kpcourse.grading.judge.rerun`), so the
+    the function changed in place. ``limited``: the grader ran the call itself under its
+    memory limit (``Call.memory_limit``, :mod:`kpcourse.grading.judge.rerun`), so the
     value came within it; never set from what a kernel wrote.
     """
 

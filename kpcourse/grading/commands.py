@@ -58,12 +58,12 @@ def validate(paths, root=None):
     from nbgrader.validator import Validator
     from traitlets.config import Config
 
-    config = Config()
-    cfg = Path(root or Path.cwd()) / "nbgrader_config.py"
-    if cfg.exists():
-        from traitlets.config.loader import PyFileConfigLoader
+    from kpcourse.grading.paths import course_config
 
-        config.merge(PyFileConfigLoader(cfg.name, str(cfg.parent)).load_config())
+    config = Config()
+    course = course_config(root or Path.cwd())
+    if course is not None:
+        config.merge(course)
     failures = {}
     for p in paths:
         result = Validator(config=config).validate(str(p))

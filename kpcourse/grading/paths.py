@@ -12,7 +12,7 @@ import os
 import shutil
 from pathlib import Path
 
-__all__ = ["course_path", "copy_source", "STEPS", "SHARED_SOURCE"]
+__all__ = ["course_path", "copy_source", "course_config", "STEPS", "SHARED_SOURCE"]
 
 #: nbgrader's steps (CourseDirectory traits ``<step>_directory``).
 STEPS = ("source", "release", "submitted", "autograded", "feedback")
@@ -45,3 +45,11 @@ def copy_source(root, dest, assignment, **copytree):
     for name in SHARED_SOURCE:
         if (course_path(root, "source") / name).is_file():  # a course whose graders share nothing may lack it
             shutil.copy2(course_path(root, "source") / name, course_path(dest, "source") / name)
+
+
+def course_config(root):
+    """The course's ``nbgrader_config.py`` as a traitlets ``Config`` (``None`` when the course has none)."""
+    from traitlets.config.loader import PyFileConfigLoader
+
+    path = Path(root) / "nbgrader_config.py"
+    return PyFileConfigLoader(path.name, path=str(path.parent)).load_config() if path.is_file() else None

@@ -144,7 +144,7 @@ def _tiled_far_from_origin(rng):
 
 def _tiled_memory_new_data(rng):
     """1,000 x 700 (K 5.6 MB, the answers included stay under answer_bytes): every value checked,
-    the memory by the kernel's limit in a run of the grader's own (kpcourse.grading.judge.rerun)."""
+    the memory under the grader's own limits, in its run of the hidden calls (kpcourse.grading.judge.rerun)."""
     A, C = rng.normal(size=(1000, 30)), rng.normal(size=(700, 30))
     return [Probe((A[visible.memory_rows(len(A))], C, 5.0, 10**6)),
             *(Probe((A, C, 5.0, b), measured=True, memory_limit=visible.memory_limit(1000, 700, 30, b))

@@ -47,10 +47,9 @@ class Deadlines(Configurable):
 
 def load(root):
     """The :class:`Deadlines` of the course at ``root`` (its ``nbgrader_config.py``)."""
-    from traitlets.config.loader import PyFileConfigLoader
+    from kpcourse.grading.paths import course_config
 
-    path = Path(root) / "nbgrader_config.py"
-    config = PyFileConfigLoader(path.name, path=str(path.parent)).load_config() if path.is_file() else None
+    config = course_config(root)
     return Deadlines(config=config) if config is not None else Deadlines()
 
 

@@ -25,7 +25,6 @@ seconds between the due date (plus the student's extension) and the submission's
 from __future__ import annotations
 
 import math
-from pathlib import Path
 
 from nbgrader.plugins import LateSubmissionPlugin
 from traitlets import Dict, Float
@@ -127,9 +126,7 @@ class PerDayPenalty(LateSubmissionPlugin):
 def course_policy(root):
     """The :class:`PerDayPenalty` that the course at ``root`` configures (its ``nbgrader_config.py``), or
     ``None`` when it has none (the exports then keep the penalties stored in the gradebook)."""
-    from traitlets.config.loader import PyFileConfigLoader
+    from kpcourse.grading.paths import course_config
 
-    path = Path(root) / "nbgrader_config.py"
-    if not path.is_file():
-        return None
-    return PerDayPenalty(config=PyFileConfigLoader(path.name, path=str(path.parent)).load_config())
+    config = course_config(root)
+    return PerDayPenalty(config=config) if config is not None else None

@@ -189,10 +189,10 @@ def _hidden(shell, spec, out, timeout):
     student's definitions only (after a reset), then each call on private copies, or on read-only
     ones for a test of purity; memory measured by ``tracemalloc``. Writes ``status-k.json`` and
     ``answer-k.json`` as the grader's run does."""
-    import numpy as np
     from IPython.utils.capture import capture_output
 
     from kpcourse.checks._core import Call, call
+    from kpcourse.grading.judge.rerun import replace_arrays, result_file, status_of
 
     shell.reset(new_session=False)
     with capture_output():
@@ -207,21 +207,21 @@ def _hidden(shell, spec, out, timeout):
         for k, item in enumerate(spec["calls"]):
             c = Call.from_data(item["call"])
             if item["read_only"]:
-                frozen = [np.array(a) if isinstance(a, np.ndarray) else a for a in c.args]
-                for a in frozen:
-                    if isinstance(a, np.ndarray):
-                        a.flags.writeable = False
-                c.args = tuple(frozen)
-                for key, v in c.kwargs.items():
-                    if isinstance(v, np.ndarray):
-                        c.kwargs[key] = np.array(v)
-                        c.kwargs[key].flags.writeable = False
+                replace_arrays(c, lambda _, value: _frozen(value))
             answer = call(shell.user_ns.get(c.function), c, shell.user_ns, time_limit=item["time_limit"],
                           private=not item["read_only"])
-            status = {"error": answer.error, "message": answer.message} if answer.error else {}
-            (out / f"status-{k}.json").write_text(json.dumps(status))
-            if not answer.error:
-                (out / f"answer-{k}.json").write_text(json.dumps(answer.to_data(), allow_nan=True))
+            (out / result_file(k, "status")).write_text(json.dumps(status_of(answer)))
+            if answer.error is None:
+                (out / result_file(k, "answer")).write_text(json.dumps(answer.to_data(), allow_nan=True))
+
+
+def _frozen(value):
+    """A copy of ``value`` that NumPy refuses to write to."""
+    import numpy as np
+
+    copy = np.array(value)
+    copy.flags.writeable = False
+    return copy
 
 
 def main(argv=None):

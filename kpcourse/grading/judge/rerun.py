@@ -43,7 +43,8 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["rerun", "planned", "Job", "SLACK", "SLACK_AS", "spec_of", "answer_of"]
+__all__ = ["rerun", "planned", "Job", "SLACK", "SLACK_AS", "spec_of", "answer_of", "replace_arrays", "result_file",
+           "status_of"]
 
 #: Bytes a measured call may allocate besides the call's allowance: the interpreter's own
 #: small objects while the call is made (about 0.1 MiB measured).
@@ -177,6 +178,26 @@ def _arrays(call_):
     return [(key, v) for key, v in pairs if isinstance(v, np.ndarray) and v.dtype.kind in "biufc"]
 
 
+def replace_arrays(call_, make):
+    """Put ``make(key, array)`` in place of each of ``call_``'s arrays of numbers (:func:`_arrays`)."""
+    for key, value in _arrays(call_):
+        if isinstance(key, int):
+            call_.args = (*call_.args[:key], make(key, value), *call_.args[key + 1:])
+        else:
+            call_.kwargs[key] = make(key, value)
+
+
+def result_file(k, kind):
+    """Name of call ``k``'s result in ``out/``: its ``status`` and ``answer`` (JSON), or a measured
+    call's ``value`` (``.npy``)."""
+    return f"{kind}-{k}.npy" if kind == "value" else f"{kind}-{k}.json"
+
+
+def status_of(answer):
+    """How a call ended, as the status file holds it: ``{}``, or its error and message."""
+    return {"error": answer.error, "message": answer.message} if answer.error is not None else {}
+
+
 
 def answer_of(call_, k, job, work, ran, kept=None, cap=2**20):
     """The :class:`~kpcourse.checks._core.Answer` of job ``k`` as the run wrote it (data only).
@@ -191,7 +212,7 @@ def answer_of(call_, k, job, work, ran, kept=None, cap=2**20):
     from kpcourse.grading.sandbox.bwrap import read_untrusted
 
     measured = job.memory_limit is not None
-    raw = read_untrusted(work, ("out", f"status-{k}.json"), 64 * 1024)
+    raw = read_untrusted(work, ("out", result_file(k, "status")), 64 * 1024)
     try:
         status = json.loads(raw) if raw is not None else None
     except ValueError:
@@ -211,7 +232,7 @@ def answer_of(call_, k, job, work, ran, kept=None, cap=2**20):
                        "allows besides): keep every temporary within max_memory")
         return Answer(call_, error=error, message=message, limited=measured)
     if measured:
-        data = read_untrusted(work, ("out", f"value-{k}.npy"), int(call_.memory_limit) + 4096)
+        data = read_untrusted(work, ("out", result_file(k, "value")), int(call_.memory_limit) + 4096)
         try:
             value = np.load(io.BytesIO(data), allow_pickle=False) if data is not None else None
         except (ValueError, OSError, EOFError):
@@ -221,7 +242,7 @@ def answer_of(call_, k, job, work, ran, kept=None, cap=2**20):
                           message="the grader's measured run of it returned no array of numbers within the result "
                                   "and what max_memory allows besides")
         return Answer(call_, value, limited=True)
-    data = read_untrusted(work, ("out", f"answer-{k}.json"), cap)
+    data = read_untrusted(work, ("out", result_file(k, "answer")), cap)
     try:
         item = json.loads(data) if data is not None else None
     except (ValueError, RecursionError):
@@ -266,13 +287,8 @@ def _child(item, k, spec_dir, ns, w):
     c = Call.from_data(item["call"])
     measured = item["memory_limit"] is not None
     if not measured:  # each array: the file the grader wrote; a read-only map for a test of purity
-        for key, _ in _arrays(c):
-            path = spec_dir / f"arg-{k}-{key}.npy"
-            view = np.asarray(np.load(path, mmap_mode="r")) if item["read_only"] else np.load(path)
-            if isinstance(key, int):
-                c.args = (*c.args[:key], view, *c.args[key + 1:])
-            else:
-                c.kwargs[key] = view
+        replace_arrays(c, lambda key, _: np.asarray(np.load(spec_dir / f"arg-{k}-{key}.npy", mmap_mode="r"))
+                       if item["read_only"] else np.load(spec_dir / f"arg-{k}-{key}.npy"))
     else:
         c.measure_memory = False  # measured here by the limits, never by tracemalloc
         allowance = int(item["memory_limit"])
@@ -288,7 +304,7 @@ def _child(item, k, spec_dir, ns, w):
     answer = call(ns.get(c.function), c, ns, time_limit=item["time_limit"], private=not item["read_only"] and
                   not measured)
     if answer.error is not None:
-        send(json.dumps({"error": answer.error, "message": answer.message}).encode() + b"\n")
+        send(json.dumps(status_of(answer)).encode() + b"\n")
     elif not measured:
         send(b"{}\n" + json.dumps(answer.to_data(), allow_nan=True).encode())
     elif not (isinstance(answer.value, np.ndarray) and answer.value.dtype.kind in "fiu"):
@@ -428,10 +444,10 @@ def main(argv=None):
                 status = json.loads(head)
             except ValueError:
                 status = {"error": "NoAnswer", "message": "the grader's own run of it gave no answer it could read"}
-        _write(out / f"status-{k}.json", json.dumps(status).encode())
+        _write(out / result_file(k, "status"), json.dumps(status).encode())
         if not status.get("error"):
-            name = f"value-{k}.npy" if spec["calls"][k]["memory_limit"] is not None else f"answer-{k}.json"
-            _write(out / name, payload)
+            _write(out / result_file(k, "value" if spec["calls"][k]["memory_limit"] is not None else "answer"),
+                   payload)
     sys.stdout.flush()
     os._exit(0)  # no interpreter shutdown
 

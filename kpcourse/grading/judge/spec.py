@@ -9,8 +9,9 @@ never released and is never visible to the student's code. It defines
 
 Each :class:`Cell` lists the tests whose answers decide its points: usually the
 visible tests of the lesson's checks module (``kpcourse.checks.lessonNN``), then
-hidden ones built here from the grader's own references. A test's calls are sent to
-the student's kernel; its judge runs in the grader. See README, "Adding an exercise".
+hidden ones built here from the grader's own references. A visible test's calls are made in
+the student's kernel, a hidden test's in the grader's own run (:mod:`kpcourse.grading.judge.rerun`);
+every judge runs in the grader. See README, "Adding an exercise".
 """
 
 from __future__ import annotations
