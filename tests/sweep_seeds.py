@@ -25,7 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from test_pipeline import ASSIGNMENTS, ROOT, TIMEOUT, Assignment, autograde_only, golden_cases  # noqa: E402
 
-from kpcourse.grading import local  # noqa: E402
+from kpcourse.grading.judge import local  # noqa: E402
 
 
 def sweep(names, seeds, jobs=2):

@@ -170,12 +170,13 @@ def test_fmt_says_something_for_anything(value, text):
 def test_a_pair_that_is_not_numbers_gets_a_message():
     """A tuple result that cannot be compared (a bias that is a string: the pair is ragged) is named, not a
     crash of the student's test; counts that are not numbers are named as such."""
-    from kpcourse.checks import lesson06
+    from kpcourse.checks import lesson08
 
     with pytest.raises(AssertionError, match="cannot be compared"):
-        lesson06.test("ex2-incremental-tests-counts", lambda K, y, max_epochs=10: (np.zeros(len(y)), "b"))
-    with pytest.raises(AssertionError, match="the alpha returned by train_incremental .* should be numbers"):
-        lesson06.test("ex2-incremental-tests-counts", lambda K, y, max_epochs=10: (np.array(["a"] * len(y)), 0.0))
+        lesson08.test("ex3-margin-perceptron-tests", lambda K, y, tau, max_epochs=100: (np.zeros(len(y)), "b"))
+    with pytest.raises(AssertionError, match="the alpha returned by margin_dual_train .* should be numbers"):
+        lesson08.test("ex3-margin-perceptron-tests",
+                      lambda K, y, tau, max_epochs=100: (np.array(["a"] * len(y)), 0.0))
 
 
 def test_fmt_writes_an_array_on_one_line():

@@ -4,7 +4,7 @@ One table per lesson (``lesson01`` … ``lesson08``: each exercise declared once
 :mod:`kpcourse.checks.exercise`), the shared plumbing in :mod:`kpcourse.checks._core`.
 Each visible test in an assignment is one call, e.g. ``checks.lesson02.test(
 "ex1-predict-tests", predict)``; the public names of every lesson's module (such as
-lesson 06's ``peak_memory``) are available here directly (``from kpcourse import
+lesson 06's ``nystrom_limit``) are available here directly (``from kpcourse import
 checks`` in a notebook) and are loaded on first use.
 
 These modules hold **data, not algorithms**: fixed probes, the outputs a correct

@@ -1,279 +1,256 @@
-"""Checks of assignment 06 (Gram matrices at scale): a tiled RBF Gram matrix, training with
-decision values updated per mistake, and a storage plan (precision and tile) under a budget.
+"""Checks of assignment 06 (Gram matrices at scale): the largest matrix a budget holds, the kernel
+columns a cache computes, Nyström features repaired, and the signs a low-precision Gram matrix certifies.
 
-Exercise 3's mistakes are named from the whole list of a cell's outcomes (``Check.whole``).
+Nearest course code, and the probe that defeats a copy of it:
+
+* ``largest_n`` (ex1): lecture 06 cell 4 computes the bytes of an N x N matrix and cell 8 inverts
+  that for whole matrices only (an integer square root); every probe of both cells stores a packed triangle
+  or data rows beside the matrix, where N solves a quadratic, and one needs N beyond float precision.
+* ``columns_computed`` (ex2): the package's column store (``kpcourse._dual.columns``) is one FIFO
+  store woven into a trainer, with no mistake sequence to take and no LRU or optimal policy; every
+  cell mixes the three policies.
+* ``nystrom_features`` (ex3): lecture 08 cell 33 calls scikit-learn's ``Nystroem`` (absent from the
+  sandbox) and appendix 06 describes the method in words; the given code has three flaws, each met
+  by a probe (duplicated landmarks, the square root of the pseudo-inverse, points far from the
+  origin), and the features of 4,000 points are measured to take N·m memory, not N².
+* ``certified_signs`` (ex4): lecture 06 cells 35-37 measure how much bfloat16 changes a Gram matrix
+  and a training run, and ``gram.check_fits`` checks overflow only; nothing bounds a score. Rows
+  whose |score| is below the bound must stay 0, rows far above it must be certified.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from kpcourse.checks._core import _memory, check_close, check_shape, counts_and_bias, fmt, load_mistakes
-from kpcourse.checks.exercise import RBF_FORMULA, Check, Exercise, Lesson, Probe, comparison, same
+from kpcourse.checks._core import check_shape, fmt, load_mistakes
+from kpcourse.checks.exercise import Check, Exercise, Lesson, Probe, comparison
 
-__all__ = ["LESSON", "test", "peak_memory", "memory_allowance", "memory_limit", "STORAGE_TABLE"]
+__all__ = ["LESSON", "test", "NYSTROM_ROWS", "nystrom_limit"]
 
 #: The named mistakes, key -> hint, per exercise (``data/lesson06.mistakes.toml``).
 MISTAKES = load_mistakes("lesson06")
 
 GiB = 2**30
 
-#: The storage precisions of Exercise 3, most precise first: name, bytes per value, largest
-#: finite value (numpy.finfo / torch.finfo). bfloat16 keeps 8 significant bits, float16 11.
-STORAGE_TABLE = (("float64", 8, 1.7976931348623157e308), ("float32", 4, 3.4028234663852886e38),
-                 ("float16", 2, 65504.0), ("bfloat16", 2, 3.3895313892515355e38))
+# Exercise 2: a mistake log where low columns come back often, high ones rarely (the smaller of two
+# uniform draws; integers only: the same on every machine).
+LOG = np.minimum(*np.random.default_rng(606).integers(0, 20, size=(2, 200))).tolist()
+HAND = [0, 1, 2, 0, 3, 0, 1, 4, 0, 1, 2, 0]
 
-_RNG_FAR, _RNG_MEMORY = np.random.default_rng(6), np.random.default_rng(16)
-_FAR = 1e4 + _RNG_FAR.normal(size=(40, 30))
+# Exercise 3: points with half-integer coordinates; the memory probe's 4,000 points and 20 landmarks.
+NX = np.array([[0.0, 0.5], [1.0, 0.0], [1.5, 1.0], [-0.5, 1.5], [0.5, -1.0], [2.0, 0.5], [-1.0, -0.5],
+               [0.0, 2.0]])
+NX3 = np.array([[0.0, 0.5, 1.0], [1.0, 0.0, -0.5], [1.5, 1.0, 0.0], [-0.5, 1.5, 0.5], [0.5, -1.0, 1.5],
+                [2.0, 0.5, -1.0]])
+FAR = 2e4 + np.array([[0.0, 0.5, 1.0], [0.5, 0.0, -0.5], [1.0, 1.5, 0.0], [-0.5, 0.5, 0.5], [0.0, -1.0, 1.0],
+                      [1.5, 0.5, -1.0], [0.25, 0.25, 0.25]])
+_MEM = np.random.default_rng(6006)
+MEMORY_X = _MEM.normal(size=(4000, 10))
+MEMORY_L = MEMORY_X[_MEM.choice(4000, size=20, replace=False)]
+#: The rows of a measured call's features compared with the student's own features of those rows alone.
+NYSTROM_ROWS = np.array([0, 1, 1999, 3998, 3999])
 
-#: The probes (inputs only).
-PROBES = {
-    "tiled_X": np.array([[0.0, 1.0, 2.0], [1.0, -1.0, 0.5], [2.0, 0.0, 0.0], [-1.0, 0.5, 1.5],
-                         [0.5, 0.5, -0.5], [3.0, 1.0, -1.0], [0.0, 0.0, 0.0]]),
-    "tiled_Z": np.array([[1.0, 0.0, 1.0], [0.0, 1.0, 2.0], [-2.0, 1.0, 0.0], [0.5, -0.5, 1.0], [1.0, 1.0, 1.0]]),
-    "tiled_sigma": 1.5,
-    # nearly identical points far from the origin (||x||^2 about 3e9), a narrow kernel
-    "far_X": np.vstack([_FAR, _FAR[:20] + 1e-3 * _RNG_FAR.normal(size=(20, 30))]), "far_Z": _FAR, "far_sigma": 0.01,
-    # the memory probe: K is 700 x 600 (3.4 MB); rows whose values are checked
-    "memory_X": _RNG_MEMORY.normal(size=(700, 20)), "memory_Z": _RNG_MEMORY.normal(size=(600, 20)),
-    "memory_sigma": 4.0, "memory_budgets": (1_000_000, 300_000),
-    "memory_rows": np.array([0, 1, 350, 698, 699]),  # memory_rows(700)
-    # Exercise 2: far from the origin and separable through it (the bias never decides) ...
-    "counts_X": 10.0 * np.array([[1.0, 3.0], [2.0, 3.0], [-2.0, -1.0], [-2.0, -2.0], [-2.0, 3.0], [0.0, 2.0]]),
-    "counts_y": np.array([1, 1, -1, -1, -1, 1]),
-    # ... and lesson 03's probe, where the bias matters
-    "bias_X": np.array([[2.0, 3.0], [0.0, 1.0], [0.0, 3.0], [0.0, 0.0], [1.0, 1.0]]),
-    "bias_y": np.array([1, -1, 1, -1, -1]),
-    # Exercise 3: (n, d, max_value, max_bytes) per aspect
-    "storage": {
-        "memory": ((30_000, 784, 418.0, 8 * GiB), (60_000, 784, 418.0, 8 * GiB),
-                   (10_000, 100, 1.0, 500_000_000), (2_000, 50, 1.0, 32_000_100),
-                   (100_000, 784, 1.0, 8 * GiB), (3_000, 10, 1.0, 300_000_000)),
-        "overflow": ((60_000, 784, 9.838e8, 8 * GiB), (60_000, 784, 65504.0, 8 * GiB),
-                     (20_000, 784, 1e39, 2_000_000_000), (5_000, 784, 1e39, 10**9),
-                     (1_000, 10, float("inf"), 10**9)),
-        "tile": ((5_000, 784, 1.0, 250_000_000), (1_000, 10, 1.0, 10**9),
-                 (10_000, 100, 1.0, 500_000_000), (30_000, 784, 418.0, 8 * GiB)),
-    },
-}
+# Exercise 4: Gram matrices already rounded (float16: k/1024 and subnormals k·2⁻²⁴; bfloat16: k/256), exact;
+# every row's |score| is below its tightest bound or above twice it.
+_R = np.random.default_rng(66)
+_BASE = _R.integers(200, 1024, size=5) / 1024
+C4 = np.array([3.0, 2.0, 1.0, -1.0, 2.0])
+CERT16 = np.array([_BASE + np.eye(5)[2] * t / 1024 for t in (0, 1, -1, 2, 3, -3, 12, -12, 40)])
+B16 = -float(_BASE @ C4)
+SUB16 = np.array([[3, 0, 1, 5, 2], [7, 1, 0, 2, 2], [0, 0, 0, 0, 0], [40, 2, 9, 0, 1], [1, 1, 1, 1, 1]]) * 2.0**-24
+BSUB = -10 * 2.0**-24
+_B8 = _R.integers(64, 256, size=5) / 256
+CERT8 = np.array([_B8 + np.eye(5)[4] * t / 256 for t in (0, 1, -1, 2, -2, 10, 12, -12)])
+B8 = -float(_B8 @ C4)
+_W8 = np.random.default_rng(67).integers(64, 256, size=20) / 256
+C20 = np.tile(C4, 4)
+WIDE8 = np.array([_W8 + np.eye(20)[3] * t / 256 for t in (0, 1, -1, 3, -6, 60, -60)])
+BW8 = -float(_W8 @ C20)
 
 
-def peak_memory(func, *args, **kwargs):
-    """Call ``func(*args, **kwargs)``; return its result and the peak of new memory it allocated.
-
-    Measured with :mod:`tracemalloc`, which sees NumPy's (and Python's) allocations
-    but not torch's: the peak, during the call, of traced memory above what was
-    allocated before it — the returned array included. The tests measure the same way.
-
-    Returns
-    -------
-    result : object
-    peak : int
-        Bytes.
-    """
-    with _memory(True) as measured:
-        result = func(*args, **kwargs)
-    return result, measured["peak"]
-
-
-def memory_allowance(n, m, d, max_memory):
-    """Bytes a tiled Gram routine may allocate besides its result K (n x m) for inputs with d columns.
-
-    The budget ``max_memory`` for the temporaries, plus float64 copies of X and Z with
-    room for their norms, plus 64 KiB of slack for small objects.
-    """
-    return max_memory + 8 * (n + m) * (d + 4) + 65536
-
-
-def memory_limit(n, m, d, max_memory):
-    """Bytes a measured call may allocate in all, the result K (n x m float64) included."""
-    return 8 * n * m + memory_allowance(n, m, d, max_memory)
+def nystrom_limit(n, m, d):
+    """Bytes the features of n points with m landmarks in d dimensions may take, the result included:
+    room for arrays of n·m·(d + 8) numbers (the differences of every point and landmark included) and
+    two copies of X, never for an n x n matrix."""
+    return 8 * n * m * (d + 8) + 16 * n * d + 2**21
 
 
 # ------------------------------------------------------- lesson-specific comparisons
-def _gram(value, probe):
-    """K as a float array of shape (len(X), len(Z)), with clear failures."""
-    X, Z = probe.args[0], probe.args[1]
-    check_shape(value, (len(X), len(Z)), f"tiled_rbf_gram for X of shape {X.shape} and Z of shape {Z.shape}")
+def _features(value, probe, name):
+    """Z as a finite 2-D float array with one row per point of X."""
+    n = len(probe.args[0])
     try:
-        return np.asarray(value, dtype=float)
+        Z = np.asarray(value, dtype=float)
     except (TypeError, ValueError):
-        raise AssertionError("tiled_rbf_gram should return an array of numbers") from None
+        raise AssertionError(f"{name} should return an array of numbers, got {fmt(value)}") from None
+    if Z.ndim != 2 or len(Z) != n:
+        raise AssertionError(f"{name} should return a 2-D array with one row per point ({n} rows), got shape "
+                             f"{Z.shape}")
+    if not np.all(np.isfinite(Z)):
+        raise AssertionError(f"{name} contains NaN or infinite values: "
+                             f"{MISTAKES['nystrom_features']['no_cutoff']}")
+    return Z
 
 
-@comparison("gram")
-def _gram_values(value, expected, name, check, probe, answer):
-    """K's values; rows wrong from some row to the end name a lost last block."""
-    K, expected = _gram(value, probe), np.asarray(expected, dtype=float)
-    close = np.isclose(K, expected, rtol=check.rtol, atol=check.atol)
-    bad_rows = np.flatnonzero(~close.all(1))
-    if len(bad_rows) and bad_rows[0] > 0 and np.array_equal(bad_rows, np.arange(bad_rows[0], len(K))):
-        raise AssertionError(f"rows {bad_rows[0]} to {len(K) - 1} of K are wrong (max_memory={probe.args[3]}): "
-                             "does your loop cover the last, shorter block of rows, and write each block to "
-                             "its own rows?")
-    check_close(K, expected, name, rtol=check.rtol, atol=check.atol)
+@comparison("l06_features")
+def _nystrom_values(value, expected, name, check, probe, answer):
+    """Z Zᵀ close to the expected one, with as many columns (the numerical rank of K_LL)."""
+    Z, E = _features(value, probe, name), np.asarray(expected, dtype=float)
+    if Z.shape[1] != E.shape[1]:
+        raise AssertionError(f"{name} has {Z.shape[1]} columns: keep one per eigenvalue of K_LL above rtol times "
+                             f"the largest one (the numerical rank), no more and no fewer")
+    G, want = Z @ Z.T, E @ E.T
+    if not np.allclose(G, want, rtol=check.rtol, atol=check.atol):
+        raise AssertionError(f"{name}: Z Zᵀ is not K_XL K_LL⁺ K_LX (largest difference "
+                             f"{np.abs(G - want).max():.2g})")
 
 
-@comparison("unit_range")
-def _unit_range(value, expected, name, check, probe, answer):
-    """Points far from the origin: K in [0, 1] (the squared distances clamped), whatever its values."""
-    K = _gram(value, probe)
-    if not np.all(np.isfinite(K)):
-        raise AssertionError("K contains NaN or infinite values for points far from the origin")
-    elif K.max() > 1.0:
-        raise AssertionError(f"K has values above 1 (the largest is {K.max():.12g}) for nearly identical points "
-                             "far from the origin: ‖x‖² − 2 x·z + ‖z‖² can come out slightly negative by "
-                             "rounding, and exp of a positive number exceeds 1; clamp the squared distances at 0")
-    elif K.min() < 0:
-        raise AssertionError("K has negative values: exp(...) is never negative")
+@comparison("l06_far")
+def _nystrom_far(value, expected, name, check, probe, answer):
+    """Points far from the origin: Z Zᵀ finite and at most 1, close to the expected one (loosely)."""
+    Z = _features(value, probe, name)
+    G = Z @ Z.T
+    if G.max() > 1 + 1e-9:
+        raise AssertionError(MISTAKES["nystrom_features"]["no_clamp"])
+    E = np.asarray(expected, dtype=float)
+    if Z.shape[1] != E.shape[1] or not np.allclose(G, E @ E.T, rtol=0, atol=1e-4):
+        raise AssertionError(f"{name}: Z Zᵀ is not K_XL K_LL⁺ K_LX for points far from the origin")
 
 
-@comparison("memory")
-def _memory_used(value, expected, name, check, probe, answer):
-    """Right values (a measured call's rows equal the student's own answer on those rows, or all of K
-    the reference's; a call not measured: the rows the measured ones are checked on), then a measured
-    call's memory under the budget -- which holds already when the grader ran it under that limit
-    itself (``answer.limited``, :mod:`kpcourse.grading.judge.rerun`)."""
-    X, Z, _, max_memory = probe.args
-    K = _gram(value, probe)
-    if not same(K if probe.like is None else K[memory_rows(len(X))], expected, rtol=check.rtol, atol=check.atol):
-        raise AssertionError("the values of K are wrong (see the values test); the memory test needs them right")
+@comparison("l06_memory")
+def _nystrom_memory(value, expected, name, check, probe, answer):
+    """A measured call: its rows NYSTROM_ROWS give the student's own features of those rows alone
+    (``expected``), then the peak memory under the limit -- which holds already when the grader ran
+    the call itself under that limit (``answer.limited``, :mod:`kpcourse.grading.judge.rerun`)."""
+    Z, E = _features(value, probe, name), np.asarray(expected, dtype=float)
+    rows = Z[NYSTROM_ROWS]
+    if rows.shape != E.shape or not np.allclose(rows @ rows.T, E @ E.T, rtol=1e-7, atol=1e-9):
+        raise AssertionError(f"{name}: the features of 5 of its points differ from those your function gives "
+                             "these 5 points alone (a point's features depend on it and the landmarks only)")
     if answer.limited or not probe.measured:
         return
+    X, L = probe.args[0], probe.args[1]
+    limit = nystrom_limit(len(X), len(L), X.shape[1])
     if answer.peak_bytes is None:
         raise AssertionError("the memory of your function could not be measured")
-    extra = answer.peak_bytes - K.nbytes
-    if extra > memory_allowance(len(X), len(Z), X.shape[1], max_memory):
-        raise AssertionError(
-            f"with max_memory={max_memory:,} your function allocated {extra:,} bytes besides the result K "
-            f"({K.nbytes:,} bytes) for X of shape {X.shape} and Z of shape {Z.shape}: over the budget. "
-            "Compute K block by block (block_rows = max_memory // (4 * 8 * m) rows of X at a time) and "
-            "write each block into a K you allocated once")
+    if answer.peak_bytes > limit:
+        raise AssertionError(f"for {len(X):,} points and {len(L)} landmarks your function allocated "
+                             f"{answer.peak_bytes:,} bytes at its peak, more than the {limit:,} that arrays of "
+                             "N·m numbers need: never form an N × N matrix (or one per point pair of X)")
 
 
-def memory_rows(n):
-    """The rows of K a measured call is checked on: the first two, the middle one, the last two."""
-    return np.array([0, 1, n // 2, n - 2, n - 1])
-
-
-@comparison("first_epoch")
-def _first_epoch(value, expected, name, check, probe, answer):
-    """One epoch: alpha in {0, 1} with alpha[0] = 1, whatever the rest of the counts."""
-    alpha, _ = counts_and_bias(value, len(probe.args[1]), name)
-    if alpha[0] != 1:
-        raise AssertionError(f"after one epoch alpha[0] is {fmt(alpha[0])}: F starts at 0 and a score of exactly "
-                             "0 is a mistake, so the first sample is always corrected once")
-    elif not np.all(np.isin(alpha, (0, 1))):
-        raise AssertionError(f"with max_epochs=1 each sample is visited once, so alpha holds 0 or 1; you "
-                             f"returned {fmt(alpha)}: run at most max_epochs epochs")
+@comparison("l06_certified")
+def _certified(value, expected, name, check, probe, answer):
+    """One of -1, 0, +1 per row, each the expected one (the probes hold no row where a sound bound up to
+    twice the tightest could decide either way)."""
+    want = np.asarray(expected)
+    check_shape(value, want.shape, name)
+    got = np.asarray(value, dtype=float)
+    if not np.all(np.isin(got, (-1, 0, 1))):
+        raise AssertionError(f"{name} should hold -1, 0 or +1 per row, got {fmt(value)}")
+    for i, (g, w) in enumerate(zip(got, want, strict=True)):
+        if w == 0 and g != 0:
+            raise AssertionError(f"row {i}: you certified a sign although some Gram matrix within the rounding "
+                                 "bound gives the other sign: the row's |score| is not larger than "
+                                 "Σ_j |c_j| (u|k̂_ij|/(1 − u) + η), plus the rounding of the float64 sum")
+        if w != 0 and g == -w:
+            raise AssertionError(f"row {i}: the certified sign is the opposite of the score's sign")
+        if g == 0 and w != 0:
+            raise AssertionError(f"row {i}: you left a row at 0 whose |score| is more than twice the tightest bound: "
+                                 "certify every row whose |score| is larger than your bound, and bound each entry by "
+                                 "u|k̂|/(1 − u) + η, not by a constant")
 
 
 # ----------------------------------------------------------------- the exercises
-_P = PROBES
-_TX, _TZ, _TS = _P["tiled_X"], _P["tiled_Z"], _P["tiled_sigma"]
-_M = len(_TZ)
+def _check(cell, **settings):
+    """A check that names a mistake only when every answer of the cell is that mistake's
+    (``Check.whole``): several mistakes agree with the right answer on some probes."""
+    return Check(cell, whole=True, **settings)
 
-TILED = Exercise(
-    "tiled_rbf_gram", "ex1-tiled", "the tiled Gram matrix", time_limit=20.0,
-    mistakes={**MISTAKES["tiled_rbf_gram"], **RBF_FORMULA},
-    checks=[
-        Check("ex1-tiled-tests-values", compare="gram", rtol=1e-9, atol=1e-12, hidden_label="new data",
-              mistakes=(*RBF_FORMULA, "cross_sign"),
-              probes=[*(Probe((_TX, _TZ, _TS, b),
-                              label=f"tiled_rbf_gram(X={fmt(_TX)}, Z={fmt(_TZ)}, sigma={_TS:g}, max_memory={b})")
-                        for b in (4 * 8 * _M, 3 * 4 * 8 * _M, 10**6)),
-                      Probe((_TX, _TZ[:, :2], _TS, 10**6), raises="ValueError", why="X has 3 columns and Z has 2"),
-                      Probe((_TX, _TZ, _TS, 4 * 8 * _M - 1), raises="ValueError",
-                            why=f"max_memory={4 * 8 * _M - 1} cannot hold one row of temporaries (4 * 8 * m = "
-                                f"{4 * 8 * _M} bytes for m={_M})")]),
-        Check("ex1-tiled-tests-clamp", compare="unit_range", hidden_label="new points far from the origin",
-              probes=[Probe((_P["far_X"], _P["far_Z"], _P["far_sigma"], 10**6),
-                            label="nearly identical points far from the origin")]),
-        # the measured calls: K's rows compared with the student's own answer on those rows (probe 0,
-        # itself compared with the reference), so that no 700 x 600 K is stored as data
-        Check("ex1-tiled-tests-memory", compare="memory", rtol=1e-7, atol=1e-9, hidden_label="new data",
-              probes=[Probe((_P["memory_X"][_P["memory_rows"]], _P["memory_Z"], _P["memory_sigma"], 10**6),
-                            label="5 rows of the memory probe"),
-                      *(Probe((_P["memory_X"], _P["memory_Z"], _P["memory_sigma"], b), measured=True, like=0,
-                              label=f"X of shape (700, 20), Z of shape (600, 20), max_memory={b:,}")
-                        for b in _P["memory_budgets"])]),
+
+_G8 = 8 * GiB
+LARGEST = Exercise(
+    "largest_n", "ex1-largest", "the largest matrix a budget holds", time_limit=5.0,
+    mistakes=MISTAKES["largest_n"], checks=[
+        _check("ex1-largest-tests-mnist", compare="exact", types=(int, np.integer), hidden_label="new budgets",
+              mistakes=("full_only", "no_rows", "half_square"), probes=[
+                  Probe((_G8, 4), label="an 8 GiB card, float32, the full matrix"),
+                  Probe((_G8, 4, True), label="an 8 GiB card, float32, the packed triangle"),
+                  Probe((_G8, 4, True, 784 * 4), label="an 8 GiB card, float32, packed, and 784 float32 pixels "
+                                                        "per row"),
+                  Probe((_G8, 2, True, 784), label="an 8 GiB card, float16, packed, and 784 one-byte pixels per row")]),
+        _check("ex1-largest-tests-exact", compare="exact", types=(int, np.integer),
+              hidden_label="new budgets on the boundary, and one of about 10^40 bytes",
+              mistakes=("strict", "full_only", "half_square", "float_sqrt"), probes=[
+                  Probe((4 * 46_340**2, 4), label="max_bytes = 4 · 46,340², float32 (exactly N = 46,340)"),
+                  Probe((4 * 46_340**2 - 1, 4), label="one byte less"),
+                  Probe((1_001_000, 2, True), label="max_bytes = 1,001,000, float16, packed (exactly N = 1,000)"),
+                  Probe((1_000_999, 2, True), label="one byte less"),
+                  Probe((10**40 + 12_345, 8), label="max_bytes = 10^40 + 12,345, float64"),
+                  Probe((0, 8), label="max_bytes = 0"),
+                  Probe((-1, 4), raises="ValueError", why="max_bytes is negative"),
+                  Probe((_G8, 0), raises="ValueError", why="bytes_per_value must be at least 1")]),
     ])
 
-_KC, _KB = _P["counts_X"] @ _P["counts_X"].T, _P["bias_X"] @ _P["bias_X"].T  # linear Gram matrices
-_BIAS_LABEL = f"K = X Xᵀ for X={fmt(_P['bias_X'])}, y={fmt(_P['bias_y'])}"
-
-INCREMENTAL = Exercise(
-    "train_incremental", "ex2-incremental", "the incremental training", returns=("alpha", "b"),
-    mistakes=MISTAKES["train_incremental"],
-    checks=[
-        Check("ex2-incremental-tests-counts", compare="counts_only", mistakes=("only_current", "zero"),
-              hidden_label="new data",
-              hint="visit 0..n-1 in order; on y_i F_i <= 0 add 1 to alpha_i and y_i (K[:, i] + 1) to F",
-              probes=[Probe((_KC, _P["counts_y"], 20), label="a Gram matrix of 6 samples"),
-                      Probe((np.ones((3, 4)), np.array([1, -1, 1]), 5), raises="ValueError",
-                            why="K has shape (3, 4), not (n, n) for n = len(y) = 3")]),
-        Check("ex2-incremental-tests-bias", compare="counts_bias", hidden_label="new data",
-              mistakes=("only_current", "no_bias", "b_zero", "b_sign"),
-              hint="check the mistake counts and the bias (on a mistake b += y_i and F += y_i (K[:, i] + 1))",
-              probes=[Probe((_KB, _P["bias_y"], 20), label=_BIAS_LABEL)]),
-        Check("ex2-incremental-tests-first", compare="first_epoch", pure="in_place", hidden_label="new data",
-              probes=[Probe((_KB, _P["bias_y"], 1), label=f"{_BIAS_LABEL}, max_epochs=1")]),
+COLUMNS = Exercise(
+    "columns_computed", "ex2-columns", "the kernel columns a cache computes", time_limit=10.0,
+    mistakes=MISTAKES["columns_computed"], checks=[
+        _check("ex2-columns-tests-small", compare="exact", types=(int, np.integer), hidden_label="new short sequences",
+              mistakes=("cold", "fifo_refresh", "lru_no_refresh", "opt_lru", "opt_nearest"), probes=[
+                  Probe((HAND, 2, policy), label=f"mistakes={HAND}, capacity=2, policy={policy!r}")
+                  for policy in ("fifo", "lru", "opt")] + [
+                  Probe((HAND, 3, policy), label=f"mistakes={HAND}, capacity=3, policy={policy!r}")
+                  for policy in ("fifo", "lru", "opt")]),
+        _check("ex2-columns-tests-zipf", compare="exact", types=(int, np.integer),
+              hidden_label="new long sequences", mistakes=("cold", "fifo_refresh", "lru_no_refresh", "opt_lru",
+                                                         "opt_nearest"), probes=[
+                  *(Probe((LOG, cap, policy), label=f"a log of 200 mistakes on 20 columns, capacity={cap}, "
+                                                    f"policy={policy!r}")
+                    for cap in (4, 10) for policy in ("fifo", "lru", "opt")),
+                  Probe(([0, 1], 0, "lru"), raises="ValueError", why="capacity must be at least 1"),
+                  Probe(([0, 1], 2, "LIFO"), raises="ValueError", why="'LIFO' is not one of the policies")]),
     ])
 
-_STORAGE_WHY = "no precision is safe (neither the memory nor the kernel's largest value allows one)"
+NYSTROM = Exercise(
+    "nystrom_features", "ex3-nystrom", "the repaired Nyström features", time_limit=20.0,
+    mistakes=MISTAKES["nystrom_features"], checks=[
+        Check("ex3-nystrom-tests-values", compare="l06_features", pure="in_place", rtol=1e-7, atol=1e-8,
+              hidden_label="new points and landmarks", mistakes=("inverse",), probes=[
+                  Probe((NX, NX[[0, 2, 5]], 1.0, 1e-10), label=f"X={fmt(NX)}, L = rows 0, 2, 5 of X, sigma=1"),
+                  Probe((NX3, NX3[[1, 3]], 1.5, 1e-10), label=f"X={fmt(NX3)}, L = rows 1, 3 of X, sigma=1.5")]),
+        Check("ex3-nystrom-tests-traps", compare="l06_features", rtol=1e-7, atol=1e-8,
+              hidden_label="duplicated landmarks, L = X, far points", mistakes=("inverse",), probes=[
+                  Probe((NX, NX, 0.8, 1e-10), label="L = X (all 8 points), sigma=0.8"),
+                  Probe((NX, NX[[0, 2, 5, 2, 0]], 1.0, 1e-10), mistake="no_cutoff",
+                        label="the same X, L = rows 0, 2, 5, 2, 0 (two landmarks twice)"),
+                  Probe((FAR, FAR[[0, 2, 4, 6]], 0.5, 1e-8), compare="l06_far", mistake="no_clamp",
+                        label="7 points near (20000, 20000, 20000), 4 of them as landmarks, sigma=0.5"),
+                  Probe((NX, NX[:2], -1.0, 1e-10), raises="ValueError", why="sigma must be positive")]),
+        Check("ex3-nystrom-tests-memory", compare="l06_features", hidden_label="new points", probes=[
+                  Probe((MEMORY_X[NYSTROM_ROWS], MEMORY_L, 3.0, 1e-10),
+                        label="5 of the 4,000 points, 20 landmarks, sigma=3"),
+                  Probe((MEMORY_X, MEMORY_L, 3.0, 1e-10), measured=True, like=0, compare="l06_memory",
+                        label="4,000 points in 10 dimensions and 20 of them as landmarks, sigma=3")]),
+    ])
 
+CERTIFY = Exercise(
+    "certified_signs", "ex4-certify", "the certified signs", time_limit=10.0,
+    mistakes=MISTAKES["certified_signs"], checks=[
+        _check("ex4-certify-tests-float16", compare="l06_certified", pure="in_place",
+              hidden_label="new float16 Gram matrices", mistakes=("sign_only", "no_abs", "no_eta", "loose"), probes=[
+                  Probe((CERT16, C4, B16, "float16"),
+                        label=f"9 float16 rows that differ in one entry, c={fmt(C4)}, b={B16:g}"),
+                  Probe((SUB16, C4, BSUB, "float16"),
+                        label=f"5 rows of float16 subnormals (multiples of 2⁻²⁴), c={fmt(C4)}, b=-10·2⁻²⁴")]),
+        _check("ex4-certify-tests-bfloat16", compare="l06_certified", hidden_label="new bfloat16 Gram matrices",
+              mistakes=("sign_only", "bf16_as_fp16", "no_abs", "loose"), probes=[
+                  Probe((CERT8, C4, B8, "bfloat16"),
+                        label=f"8 bfloat16 rows that differ in one entry, c={fmt(C4)}, b={B8:g}"),
+                  Probe((WIDE8, C20, BW8, "bfloat16"),
+                        label=f"7 bfloat16 rows of 20 values that differ in one entry, c = 4 copies of {fmt(C4)}, "
+                              f"b={BW8:g}"),
+                  Probe((CERT8, C4, B8, "float8"), raises="ValueError", why="'float8' is not a format")]),
+    ])
 
-def storage_probe(case, label=""):
-    """A probe of ``choose_storage(n, d, max_value, max_bytes)``; where no precision is safe it must refuse."""
-    return Probe(tuple(case), label=label, why=_STORAGE_WHY)
-
-
-@comparison("l06_storage")
-def _storage(value, expected, name, check, probe, answer):
-    """(dtype, tile): a name of the table and a whole number; the dtype compared, and the tile when given."""
-    dtype, tile = answer.value  # the judge unpacked it
-    if not isinstance(dtype, str):
-        raise AssertionError(f"the dtype returned by choose_storage should be its name as a string "
-                             f"('float64', 'float32', 'float16' or 'bfloat16'), got {fmt(dtype)}")
-    if dtype not in [row[0] for row in STORAGE_TABLE]:
-        raise AssertionError(f"choose_storage returned the dtype {dtype!r}: use one of the names "
-                             "'float64', 'float32', 'float16', 'bfloat16'")
-    try:
-        whole = not isinstance(tile, (bool, str)) and np.ndim(tile) == 0 and float(tile) == int(tile)
-    except (TypeError, ValueError, OverflowError):
-        whole = False
-    if not whole:
-        raise AssertionError(f"the tile returned by choose_storage should be a whole number (its side), "
-                             f"got {fmt(tile)}")
-    want_dtype, want_tile = expected if isinstance(expected, (tuple, list)) else (expected, None)
-    if dtype != want_dtype and want_tile is None:
-        raise AssertionError(f"{name} is {dtype!r}: not the most precise storage whose n × n matrix and a 1 × 1 "
-                             "tile fit max_bytes and whose largest value is at least max_value")
-    if dtype != want_dtype:
-        raise AssertionError(f"{name} gave the dtype {dtype!r}, which is not the right choice (see the memory and "
-                             "overflow tests): the tile depends on it")
-    if want_tile is not None and int(tile) != want_tile:
-        more = " (larger than the matrix)" if int(tile) > probe.args[0] else ""
-        raise AssertionError(f"{name} returned the tile {int(tile)}{more}: not the largest T <= n whose working set "
-                             "8·(T² + 2·T·d) fits in what the stored matrix leaves of max_bytes")
-
-
-def _storage_check(aspect, part, mistakes):
-    probes = [storage_probe(c, "n={:_}, d={}, max_value={:g}, max_bytes={:_}".format(*c))
-              for c in PROBES["storage"][aspect]]
-    return Check(f"ex3-storage-tests-{aspect}", probes, compare="l06_storage", part=part, mistakes=mistakes,
-                 whole=True, hidden_label="new storage cases")
-
-
-# A mistake is named when every outcome of the cell is that mistake's (``whole``): one probe where
-# it happens to agree would name a wrong one. The memory and overflow cells judge the dtype only.
-STORAGE = Exercise(
-    "choose_storage", "ex3-storage", "the storage plan", returns=("dtype", "tile"),
-    mistakes=MISTAKES["choose_storage"],
-    checks=[_storage_check("memory", 0, ("elements", "bits", "no_room", "lowest_first")),
-            _storage_check("overflow", 0, ("elements", "no_overflow", "strict", "no_bfloat16")),
-            _storage_check("tile", None, ("whole_budget", "no_slices", "one_slice", "tile_elements",
-                                          "tile_itemsize", "no_cap"))])
-
-LESSON = Lesson("lesson06", [TILED, INCREMENTAL, STORAGE])
+LESSON = Lesson("lesson06", [LARGEST, COLUMNS, NYSTROM, CERTIFY])
 test = LESSON.test
