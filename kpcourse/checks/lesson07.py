@@ -1,283 +1,216 @@
-"""Checks of assignment 07 (MNIST on the GPU): the one-vs-rest prediction, and the trainer
-(``fixed_train``) and predictor (``fixed_predict``) of the debugging exercise judged on what they
-do once fixed; the flaws of the trainer handed out, alone and together, are named mistakes.
+"""Checks of assignment 07 (MNIST on the GPU): a prediction that may abstain, a one-vs-one scheme of
+the student's own, one-vs-rest trained in blocks of visits, and data on which the batch rule lags.
 
-The hints of the debugging exercise say which behaviour is wrong and where to look,
-never which line to change: finding the flaws is the exercise.
+Nearest course code, and the probe that defeats a copy of it:
+
+* ``predict_with_reject`` (ex1): the package's prediction from scores and lecture 07 cell 46's
+  ``report`` take the argmax (and count ties); no course code compares the top score with the
+  runner-up. Every probe of both cells has rows to reject.
+* ``ovo_predict`` (ex2): lecture 07 trains one-vs-rest and appendix 07 cell 5 the multi-class
+  (Crammer-Singer) perceptron, C models on all the points; no course code trains on pairs or votes.
+  Every probe has three classes or more, where one-vs-rest and one-vs-one disagree.
+* ``minibatch_ovr`` (ex3): lecture 07 cell 46's ``lecture_fit`` applies a whole epoch's mistakes at
+  once (a block of n) and the package's trainer one visit at a time (a block of 1); every cell has a
+  block size from 2 to n - 1 with a shorter last block.
+* ``batch_trap`` (ex4): lecture 07 cells 53-56 measure the batch rule on MNIST and appendix 07's
+  extension asks for its bound in words; no course code builds data. The grader checks the data's
+  properties and runs both rules itself.
 """
 
 from __future__ import annotations
 
-import functools
-import itertools
-from dataclasses import dataclass
-
 import numpy as np
 
 from kpcourse.checks._core import check_shape, fmt, load_mistakes
-from kpcourse.checks.exercise import Check, Exercise, Lesson, Probe, comparison, same
+from kpcourse.checks.exercise import Check, Exercise, Lesson, Probe, comparison
 
-__all__ = ["LESSON", "test", "OvrProbe", "digit_like"]
+__all__ = ["LESSON", "test", "MARGIN"]
 
 #: The named mistakes, key -> hint, per exercise (``data/lesson07.mistakes.toml``).
 MISTAKES = load_mistakes("lesson07")
 
+#: Exercise 4: the smallest margin y_i u·x_i the data may have.
+MARGIN = 0.01
 
-def digit_like(labels, seed):
-    """Points that look like flattened 28 x 28 digits: ink in [0.5, 1] on 784 pixels.
+# Exercise 1: scores in halves (exact), string and integer labels.
+S1 = np.array([[2.0, 0.5, 1.0], [1.0, 1.5, 1.0], [0.0, -1.0, 3.0], [2.5, 2.5, 0.0], [-1.0, 0.0, -0.5]])
+ANIMALS = np.array(["cat", "dog", "emu"])
+S2 = np.array([[1.0, 4.0, 3.5, 0.0], [0.0, -2.0, 1.0, 2.0], [3.0, 3.0, 3.0, 3.0], [0.5, 2.0, 1.0, -3.0]])
+DIGITS = np.array([3, 5, 8, 9])
 
-    Each class (``label % 4``) has its own strokes (a random fifth of the pixels), and
-    every point shares some common ink and a little noise, so that pairs of points
-    have dot products of tens to hundreds, as MNIST digits with pixels in [0, 1] do.
-    Inputs of the probes only: seeded, nothing is computed from them here.
-    """
-    rng = np.random.default_rng(seed)
-    strokes = rng.random((4, 784)) < 0.2
-    common = rng.random(784) < 0.1
-    X = np.empty((len(labels), 784))
-    for i, c in enumerate(labels):
-        ink = (strokes[int(c) % 4] & (rng.random(784) < 0.6)) | (common & (rng.random(784) < 0.8))
-        ink |= rng.random(784) < 0.08
-        X[i] = ink * rng.uniform(0.5, 1.0, 784)
-    return X
-
-
-_X4 = np.array([[1.0, 2.0], [1.0, 1.0], [2.0, 4.0], [3.0, 2.0]])  # the lessons' four points
-_Y4 = np.array([1, -1, 1, -1])
-_TINY = np.array([[1.0, 0.0], [-2.0, 0.0], [1.0, -2.0], [-2.0, -2.0], [2.0, -2.0], [1.0, -1.0], [-1.0, 2.0],
-                  [-2.0, -1.0], [0.0, -1.0]])
-
-#: The probes (inputs only). Kernel arguments are (degree, gamma, coef0).
-PROBES = {
-    # ovr_predict: 4 training points, classes (3, 5, 8), 6 test points; argmin, indices,
-    # scores without Y_pm, without b or without alpha all give other labels
-    "ovr": {"classes": np.array([3, 5, 8]), "alpha": np.array([[3, 2, 1, 0], [2, 3, 0, 2], [1, 0, 2, 3]]),
-            "Y_pm": np.array([[-1, -1, 1], [1, -1, -1], [-1, -1, 1], [-1, 1, -1]]), "b": np.array([1.0, 2.0, 0.0]),
-            "K": np.array([[2.0, 3.0, 1.0, 2.5], [0.5, 1.0, 2.0, 2.0], [0.5, 2.0, 2.0, 3.0],
-                           [2.0, 3.0, 3.0, 0.0], [0.0, 1.5, 1.5, 1.5], [2.5, 1.0, 0.5, 2.0]])},
-    # fixed_train, "online": small data sets whose kernel values are small whole numbers or
-    # quarters, labels without 0 — whatever precision or label mapping, only the training counts
-    "online": {
-        "tiny": (_TINY, np.array([1, 2, 3, 1, 2, 3, 1, 2, 3]), np.array([1, 2, 3]), 20, 2, 1.0, 1.0),
-        "four": (_X4, _Y4, np.array([-1, 1]), 10, 1, 1.0, 0.0),
-        "twins": (np.array([[1.0, 0.5], [1.0, 0.5]]), np.array([1, 2]), np.array([1, 2]), None, 1, 1.0, 0.0),
-    },
-    # fixed_train, "labels": only Y_pm is judged (one epoch, linear kernel, tiny X)
-    "labels": {
-        "digits": (np.array([0, 3, 1, 0, 9, 2, 0, 7]), np.arange(10)),
-        "general": ((np.array([-1, 2, 7, 2, -1]), np.array([-1, 2, 7])),
-                    (np.array([1, 0, 1, 1]), np.array([0, 1])),
-                    (np.array([2.5, -7.0, 2.5, 10.0]), np.array([10.0, 2.5, -7.0]))),
-    },
-    # fixed_train, "precision": digit-like points, labels without 0, the trainer's default kernel
-    "precision": (np.tile([1, 2, 3], 8), np.array([1, 2, 3]), 7, 5, 4, 1.0, 1.0),
-    # fixed_train, "new": digit-like points, labels 0, 1, 2 — every flaw matters
-    "new": (np.tile([0, 1, 2], 10), np.array([0, 1, 2]), 8, 5, ((4, 1.0, 1.0), (3, 0.5, 2.0))),
-    # fixed_predict, "labels": small whole-number kernels, classes with -1 (and 0)
-    "predict_four": (np.vstack([_X4, [[0.0, 0.0], [2.0, 3.0]]]), _X4, np.array([[2, 2, 2, 3], [2, 2, 2, 3]]),
-                     np.array([[-1.0, 1.0], [1.0, -1.0], [-1.0, 1.0], [1.0, -1.0]]), np.array([1.0, -1.0]),
-                     np.array([-1, 1]), 1, 1.0, 0.0),
-    "predict_three": (np.array([[1.0, 0.0], [0.0, 1.0], [-1.0, 1.0], [1.0, 1.0], [0.0, -1.0], [-1.0, -1.0]]),
-                      np.array([[1.0, 1.0], [-1.0, 0.0], [0.0, -1.0], [2.0, 0.0], [0.0, 2.0]]),
-                      np.array([[1, 0, 2, 1, 0], [0, 2, 1, 0, 1], [2, 1, 0, 0, 2]]),
-                      np.array([[-1.0, -1.0, 1.0], [1.0, -1.0, -1.0], [-1.0, 1.0, -1.0], [-1.0, -1.0, 1.0],
-                                [1.0, -1.0, -1.0]]),
-                      np.array([0.0, 1.0, -1.0]), np.array([-1, 0, 4]), 2, 1.0, 1.0),
-    # fixed_predict, "precision": digit-like points, the trainer's default kernel, classes (2, 5, 8)
-    "predict_precision": (20, 12, 9, np.array([2, 5, 8]), 4, 1.0, 1.0),
-}
+# Exercises 2 and 3: points around three centres (halves), labels 'a', 'b', 'c' and 7, 1, 4.
+_R = np.random.default_rng(707)
+_CENTRES = np.array([[0.0, 2.0], [2.0, -1.0], [-2.0, -1.0]])
+LAB = np.r_[np.arange(3), _R.integers(0, 3, size=15)]
+PX = _CENTRES[LAB] + _R.integers(-3, 4, size=(18, 2)) / 2.0
+TX = np.array([[0.0, 0.0], [1.0, 0.5], [-1.0, 0.5], [0.0, -1.5], [2.0, 1.0], [-2.0, 1.0], [0.5, 3.0]])
+KL, KT = PX @ PX.T, TX @ PX.T                      # linear kernels: whole numbers and quarters
+# test points where the three pairwise votes go round (1, 1, 1), for the kernel (x·z + 1)² (exact)
+QX = np.array([[-0.5, -3.0], [0.0, -2.5], [4.0, -1.5], [0.0, 0.0], [1.0, 0.5]])
+KQ, KQT = (PX @ PX.T + 1) ** 2, (QX @ PX.T + 1) ** 2
+ABC, NUMS = np.array(["a", "b", "c"]), np.array([7, 1, 4])
 
 
-@functools.cache
-def _points(key):
-    """The digit-like inputs of a probe, made once: (X, y) or (X_new, X, alpha, Y_pm, b)."""
-    if key != "predict_precision":
-        y, seed = PROBES[key][0], PROBES[key][2]
-        return digit_like(y, seed), y
-    m_new, n, seed, classes = PROBES[key][:4]
-    rng = np.random.default_rng(seed)
-    y = classes[rng.integers(0, len(classes), n + m_new)]
-    X_all = digit_like(y, seed)  # one call: the new points have the same strokes per class
-    X, X_new, y = X_all[:n], X_all[n:], y[:n]
-    Y_pm = np.where(y[:, None] == classes[None, :], 1.0, -1.0)
-    # each class counts mistakes on its own points only: its score sums kernel values with them
-    alpha = (y[None, :] == classes[:, None]) * rng.integers(1, 3, (len(classes), n)).astype(float)
-    return X_new, X, alpha, Y_pm, rng.integers(-3, 4, len(classes)).astype(float)
+# ------------------------------------------------------- lesson-specific comparisons
+@comparison("l07_labels")
+def _labels_or_reject(value, expected, name, check, probe, answer):
+    """One label per row, each the expected label (or the reject value), compared by equality."""
+    want = list(expected)
+    try:
+        got = list(value)
+    except TypeError:
+        raise AssertionError(f"{name} should return one label per row, got {fmt(value)}") from None
+    if len(got) != len(want):
+        raise AssertionError(f"{name} should return {len(want)} labels (one per row), got {len(got)}")
+    for i, (g, w) in enumerate(zip(got, want, strict=True)):
+        same = (g is None and w is None) or (g is not None and w is not None and type(g) is not bool and g == w)
+        if not same:
+            raise AssertionError(f"{name}: row {i} is {g!r}, which is not right")
 
 
-# --------------------------------------------------------------- Exercise 1
-@dataclass
-class OvrProbe(Probe):
-    """A probe of ``ovr_predict`` whose scores are judged with the student's own pick of the extreme score.
-
-    ``argmin``: the labels of the lowest scores, also accepted (the basic check judges the pick);
-    the grader sets it on its hidden probes, the visible ones read it from the data.
-    """
-
-    argmin: object = None
-
-
-def _labels_of(value, probe, name):
-    check_shape(value, (len(probe.args[0]),), name)
-    return np.asarray(value)
+@comparison("l07_ovo")
+def _ovo(value, expected, name, check, probe, answer):
+    """(labels, votes): the votes as whole numbers per test point and class, then the labels."""
+    labels, votes = value
+    want_labels, want_votes = expected
+    check_shape(votes, np.shape(want_votes), f"the votes returned by {name}")
+    if not np.array_equal(np.asarray(votes, dtype=float), np.asarray(want_votes, dtype=float)):
+        bad = np.argwhere(np.asarray(votes, dtype=float) != np.asarray(want_votes, dtype=float))[0]
+        raise AssertionError(f"the votes returned by {name} are not right (first at test point {bad[0]}, class "
+                             f"{bad[1]}): each pair's perceptron gives one vote, to its +1 class where its score "
+                             "is > 0, else to the other")
+    _labels_or_reject(labels, want_labels, f"the labels returned by {name}", check, probe, answer)
 
 
-@comparison("l07_ovr_labels")
-def _ovr_labels(value, expected, name, check, probe, answer):
-    """Labels taken from ``classes`` (column indices named), then equal to the expected ones."""
-    arr, classes = _labels_of(value, probe, name), np.asarray(probe.args[4])
-    if not np.all(np.isin(arr, classes)):
-        if np.all(np.isin(arr, np.arange(len(classes)))):
-            raise AssertionError(OVR.mistakes["indices"])
-        raise AssertionError(f"{name} returned {fmt(arr)}, not labels from classes={fmt(classes)}")
-    if not same(arr, expected):
-        raise AssertionError(f"{name} gave {fmt(arr)}: {int((arr != np.asarray(expected)).sum())} label(s) are wrong")
+@comparison("l07_ovr")
+def _ovr(value, expected, name, check, probe, answer):
+    """(alpha, b): alpha of shape (C, n) and b of shape (C,), whole numbers, each equal to the expected."""
+    for part, got, want in zip(("alpha", "b"), value, expected, strict=True):
+        check_shape(got, np.shape(want), f"the {part} returned by {name}")
+        try:
+            arr = np.asarray(got, dtype=float)
+        except (TypeError, ValueError):
+            raise AssertionError(f"the {part} returned by {name} should be numbers, got {fmt(got)}") from None
+        if not np.array_equal(arr, np.asarray(want, dtype=float)):
+            raise AssertionError(f"the {part} returned by {name} is not right: you returned {fmt(arr)}")
 
 
-@comparison("l07_ovr_scores")
-def _ovr_scores(value, expected, name, check, probe, answer):
-    """The labels of the right scores, with the student's own choice of argmax or argmin."""
-    arr = _labels_of(value, probe, name)
-    argmin = probe.argmin if probe.argmin is not None else LESSON.data["ex1-ovr-tests"]["mistaken"][0]["argmin"]
-    if not (same(arr, expected) or same(arr, argmin)):
-        raise AssertionError(f"the scores behind the labels of {name} are not "
-                             "S[t, c] = Σ_j alpha[c, j] Y_pm[j, c] K_test_train[t, j] + b[c]")
+def _epochs_with_mistakes(rule, X, y, most):
+    """Epochs in which ``rule`` ("online": file order; "batch": an epoch's mistakes applied together) makes
+    mistakes before its first clean epoch, counted up to ``most`` (linear kernel, no bias, from w = 0)."""
+    w = np.zeros(X.shape[1])
+    for epoch in range(most):
+        if rule == "online":
+            made = 0
+            for i in range(len(y)):
+                if y[i] * (X[i] @ w) <= 0:
+                    w = w + y[i] * X[i]
+                    made += 1
+        else:
+            wrong = y * (X @ w) <= 0
+            made = int(wrong.sum())
+            w = w + (y[wrong, None] * X[wrong]).sum(axis=0)
+        if made == 0:
+            return epoch
+    return most
 
 
-_O = PROBES["ovr"]
-_OVR_ARGS = (_O["K"], _O["alpha"], _O["Y_pm"], _O["b"], _O["classes"])
-_OVR_LABEL = f"6 test points (classes={fmt(_O['classes'])})"
+@comparison("l07_trap")
+def _trap(value, expected, name, check, probe, answer):
+    """(X, y, u) with the stated properties, and the two rules run here on them."""
+    n, epochs = probe.args
+    try:
+        X, y, u = (np.asarray(v, dtype=float) for v in value)
+    except (TypeError, ValueError):
+        raise AssertionError(f"{name} should return (X, y, u) as arrays of numbers, got {fmt(value)}") from None
+    check_shape(X, (n, 2), f"the X returned by {name}")
+    check_shape(y, (n,), f"the y returned by {name}")
+    check_shape(u, (2,), f"the u returned by {name}")
+    if not (np.all(np.isfinite(X)) and np.all(np.isfinite(u))):
+        raise AssertionError(f"{name}: X and u must be finite")
+    if not np.all(np.isin(y, (-1, 1))):
+        raise AssertionError(f"{name}: every label must be -1 or +1")
+    if len(np.unique(X, axis=0)) < n:
+        raise AssertionError(f"{name}: the {n} points must be distinct")
+    if np.linalg.norm(X, axis=1).max() > 1 + 1e-12:
+        raise AssertionError(f"{name}: every point must have ‖x‖ <= 1 (the largest has "
+                             f"{np.linalg.norm(X, axis=1).max():.6g})")
+    if abs(np.linalg.norm(u) - 1) > 1e-9:
+        raise AssertionError(f"{name}: u must be a unit vector (‖u‖ = {np.linalg.norm(u):.6g})")
+    if (y * (X @ u)).min() < MARGIN:
+        raise AssertionError(f"{name}: u must separate the data with a margin: y_i u·x_i >= {MARGIN} for every i "
+                             f"(the smallest is {(y * (X @ u)).min():.6g})")
+    online = _epochs_with_mistakes("online", X, y, 2)
+    if online > 1:
+        raise AssertionError(f"{name}: the online rule must reach a clean epoch by its second; it still made "
+                             "mistakes in its second epoch")
+    batch = _epochs_with_mistakes("batch", X, y, epochs)
+    if batch < epochs:
+        raise AssertionError(f"{name}: the batch rule made mistakes in {batch} epoch(s) before a clean one, not "
+                             f"at least {epochs}: its first step must overshoot, and each later one take back "
+                             "only a little")
 
-OVR = Exercise(
-    "ovr_predict", "ex1-ovr", "the one-vs-rest prediction",
-    mistakes=MISTAKES["ovr_predict"],
-    checks=[
-        Check("ex1-ovr-tests", compare="l07_ovr_labels", mistakes=("argmin", "indices"), hidden_label="new digits",
-              probes=[Probe(_OVR_ARGS, label=_OVR_LABEL),
-                      Probe((np.ones((2, 5)), *_OVR_ARGS[1:]), raises="ValueError",
-                            why="K_test_train has 5 columns but alpha has 4 (one per training point)")]),
-        # judged with the student's own choice of argmax or argmin: one mistake fails one cell
-        Check("ex1-ovr-tests-scores", compare="l07_ovr_scores", mistakes=("no_y", "no_b", "no_alpha"),
-              hidden_label="new digits (classes 2, 5, 9, fractional coefficients)",
-              probes=[OvrProbe(_OVR_ARGS, label=_OVR_LABEL)]),
+
+# ----------------------------------------------------------------- the exercises
+REJECT = Exercise(
+    "predict_with_reject", "ex1-reject", "the prediction that may abstain", time_limit=5.0,
+    mistakes=MISTAKES["predict_with_reject"], checks=[
+        Check("ex1-reject-tests-labels", compare="l07_labels", hidden_label="new scores and labels",
+              mistakes=("index", "at_threshold", "second_smallest"), probes=[
+                  Probe((S1, ANIMALS, 1.0, "?"), label=f"S={fmt(S1)}, classes={ANIMALS.tolist()}, threshold=1, "
+                                                      "reject='?'"),
+                  Probe((S2, DIGITS, 1.0, -1), label=f"S={fmt(S2)}, classes={DIGITS.tolist()}, threshold=1, "
+                                                     "reject=-1")]),
+        Check("ex1-reject-tests-edges", compare="l07_labels", hidden_label="new scores, threshold 0, errors",
+              mistakes=("index", "at_threshold"), probes=[
+                  Probe((S2, DIGITS, 0.0, None), label="the same 4 x 4 scores, threshold=0, reject=None"),
+                  Probe((S1, ANIMALS, 3.0, "?"), label="the 5 x 3 scores, threshold=3 (one margin is exactly 3)"),
+                  Probe((S1, ANIMALS[:2], 1.0, "?"), raises="ValueError", why="S has 3 columns and 2 classes"),
+                  Probe((S1, ANIMALS, -1.0, "?"), raises="ValueError", why="threshold is negative")]),
     ])
 
-
-# --------------------------------------------------------------- Exercise 2
-def _train_probe(X, y, classes, max_epochs, degree, gamma, coef0, label="", mistake=None):
-    return Probe((X, y, classes), {"max_epochs": max_epochs, "degree": degree, "gamma": gamma, "coef0": coef0},
-                 label=label, mistake=mistake)
-
-
-def _labels_probe(y, classes):
-    """Only Y_pm is judged: one epoch, linear kernel, a tiny X of small whole coordinates."""
-    X = (np.arange(2 * len(y)).reshape(len(y), 2) % 3).astype(float)
-    return _train_probe(X, y, classes, 1, 1, 1.0, 0.0, label=f"y={y.tolist()} and classes={classes.tolist()}")
-
-
-#: The flaws of the handed-out trainer, by the earlier test that looks for each.
-_FLAW_TESTS = {"labels": "the test of Y_pm", "precision": "the test on pixel data with gamma = 1",
-               "online": "the test on small data sets"}
-
-
-def _flawed(flaws):
-    names = [_FLAW_TESTS[f] for f in flaws]
-    if len(names) == 1:
-        return f"your alpha, b and Y_pm are wrong in the way {names[0]} looks for: see its hint"
-    return (f"your alpha, b and Y_pm are wrong in {len(names)} ways, those {', '.join(names[:-1])} and "
-            f"{names[-1]} look for: see their hints")
-
-
-#: "labels+online" -> its hint: every combination of flaws the "new" cell names (the reference's mistake= keys).
-_FLAWED = {"+".join(f): _flawed(f) for r in (3, 2, 1) for f in itertools.combinations(_FLAW_TESTS, r)}
-_ON, _PR, _NEW = PROBES["online"], PROBES["precision"], PROBES["new"]
-
-TRAIN = Exercise(
-    "fixed_train", "ex2-train", "the fixed trainer", returns=("alpha", "b", "Y_pm"),
-    mistakes={**MISTAKES["fixed_train"], **_FLAWED},
-    checks=[
-        # small whole kernel values, labels without 0: whatever precision or label mapping, only the training counts
-        Check("ex2-train-tests-online", part=(0, 1), mistakes=("batch", "only_current", "no_bias", "strict"),
-              hidden_label="new small data sets (whole-number kernel values)",
-              hint="see Experiment 1: one perceptron per class, each the perceptron of lessons 02-06 and of your "
-                   "run by hand in lessons 02 and 03",
-              probes=[_train_probe(*_ON["tiny"], label="9 points with small whole kernel values (classes 1, 2, 3, "
-                                   "degree 2, gamma 1, coef0 1)"),
-                      _train_probe(*_ON["four"], label="the lessons' four points (classes [-1, 1], linear kernel: "
-                                   "degree 1, gamma 1, coef0 0)"),
-                      *[_train_probe(*_ON["twins"][:3], epochs, *_ON["twins"][4:], mistake="epochs",
-                                     label=f"two copies of one point with classes 1 and 2 (max_epochs={epochs})")
-                        for epochs in (1, 3)]]),
-        Check("ex2-train-tests-labels", part=2, mistakes=("zero", "flipped", "zero_one"), pure="in_place",
-              hidden_label="new labels", hint="+1 exactly where y[i] == classes[c], -1 elsewhere (one +1 per row)",
-              probes=[_labels_probe(y, c) for y, c in (PROBES["labels"]["digits"], *PROBES["labels"]["general"])]),
-        # judged with the student's own order of updates: one by one or, as handed out, all at once
-        Check("ex2-train-tests-precision", part=(0, 1), mistakes=("overflow", "overflow_batch"), accept=("batch",),
-              hidden_label="new digits (pixels in [0, 1], degree 4, gamma 1, coef0 1)",
-              hint="these are not the perceptron's, whether it corrects the samples one by one or all at once: are "
-                   "your kernel values exact enough? (the probe of Experiment 3)",
-              probes=[_train_probe(*_points("precision"), _PR[1], *_PR[3:], label=f"{len(_PR[0])} digit-like points "
-                                   "(pixels in [0, 1], degree 4, gamma 1, coef0 1)")]),
-        Check("ex2-train-tests-new", part=(2, 0, 1), mistakes=tuple(_FLAWED), hint="see the tests above",
-              hidden_label="new digits (labels 0 to 9)",
-              probes=[_train_probe(*_points("new"), _NEW[1], _NEW[3], *k, label=f"{len(_NEW[0])} digit-like points "
-                                   f"with labels 0, 1, 2 (degree {k[0]}, gamma {k[1]:g}, coef0 {k[2]:g})")
-                      for k in _NEW[4]]),
+_PTS = "18 points around three centres (linear kernel)"
+OVO = Exercise(
+    "ovo_predict", "ex2-ovo", "the one-vs-one scheme", returns=("labels", "votes"), time_limit=10.0,
+    mistakes=MISTAKES["ovo_predict"], checks=[
+        Check("ex2-ovo-tests-votes", compare="l07_ovo", hidden_label="new data, 3 to 5 classes",
+              mistakes=("flipped_vote", "all_points", "no_bias"), probes=[
+                  Probe((KL, ABC[LAB], KT, ABC, 10), label=f"{_PTS}, labels 'a', 'b', 'c', 7 test points"),
+                  Probe((KL, NUMS[LAB], KT, NUMS, 3), label="the same with labels 7, 1, 4, max_epochs=3")]),
+        Check("ex2-ovo-tests-ties", part=0, compare="l07_labels", hidden_label="new data with tied votes",
+              mistakes=("first_tie", "flipped_vote", "all_points"), probes=[
+                  Probe((KQ, ABC[LAB], KQT, ABC, 10), label=f"the 18 points with the kernel (x·z + 1)², test points "
+                                                            f"{fmt(QX)}"),
+                  Probe((KQ, ABC[LAB], KQT, ABC[::-1], 10), label="the same with the classes in the order 'c', 'b', "
+                                                                  "'a'"),
+                  Probe((KL, ABC[LAB], KT, ABC[:2], 10), raises="ValueError",
+                        why="the label 'c' is not one of the classes")]),
     ])
 
-
-# --------------------------------------------------------------- Exercise 3
-@comparison("l07_predict_labels")
-def _predict_labels(value, expected, name, check, probe, answer):
-    """Every label one of ``classes``, then equal to the expected ones."""
-    arr, classes = _labels_of(value, probe, name), np.asarray(probe.args[5])
-    if not np.all(np.isin(arr, classes)):
-        outside = sorted(set(np.unique(arr).tolist()) - set(classes.tolist()))
-        raise AssertionError(f"with classes={classes.tolist()} your predictions hold {outside}, which is not one "
-                             "of the classes: follow what happens to the labels after the argmax (Experiment 1 "
-                             "predicts the four points)")
-    if not same(arr, expected):
-        raise AssertionError(f"with classes={classes.tolist()} {int((arr != np.asarray(expected)).sum())} of your "
-                             f"{len(arr)} predictions are wrong")
-
-
-@comparison("l07_predict_precision")
-def _predict_precision(value, expected, name, check, probe, answer):
-    """The labels of the exact scores; one label for every point is what scores that are not numbers give."""
-    arr = _labels_of(value, probe, name)
-    if same(arr, expected):
-        return
-    if len(np.unique(arr)) == 1:
-        raise AssertionError(f"{name}: {PREDICT.mistakes['precision']}")
-    raise AssertionError(f"{name}: {int((arr != np.asarray(expected)).sum())} of your {len(arr)} predictions "
-                         "differ from those of the exact scores: are your kernel values exact enough? (the probe "
-                         "of Experiment 3)")
-
-
-def _predict_probe(X_new, X, alpha, Y_pm, b, classes, degree, gamma, coef0, label=""):
-    return Probe((X_new, X, alpha, Y_pm, b, classes), {"degree": degree, "gamma": gamma, "coef0": coef0},
-                 label=label)
-
-
-_PP = PROBES["predict_precision"]
-
-PREDICT = Exercise(
-    "fixed_predict", "ex3-predict", "the fixed predictor",
-    mistakes=MISTAKES["fixed_predict"],
-    checks=[
-        Check("ex3-predict-tests-labels", compare="l07_predict_labels", mistakes=("argmin", "labels"),
-              hidden_label="new points (classes with -1 and 0)",
-              hint="small whole-number kernel values: check your scores, sum_j alpha[c, j] Y_pm[j, c] k(x_j, x) + b[c]",
-              probes=[_predict_probe(*PROBES["predict_four"], label="the lessons' four points and two new ones "
-                                     "(classes [-1, 1], linear kernel)"),
-                      _predict_probe(*PROBES["predict_three"], label="6 new points (classes [-1, 0, 4], degree 2)")]),
-        Check("ex3-predict-tests-precision", compare="l07_predict_precision", mistakes=("precision",),
-              hidden_label="100 new digits",
-              probes=[_predict_probe(*_points("predict_precision"), *_PP[3:],
-                                     label=f"{_PP[0]} new digit-like points (pixels in [0, 1], degree 4, gamma 1, "
-                                           "coef0 1)")]),
+MINIBATCH = Exercise(
+    "minibatch_ovr", "ex3-minibatch", "one-vs-rest trained in blocks", returns=("alpha", "b"), time_limit=10.0,
+    mistakes=MISTAKES["minibatch_ovr"], checks=[
+        Check("ex3-minibatch-tests-blocks", compare="l07_ovr", hidden_label="new data and block sizes",
+              mistakes=("last_block", "no_bias", "live", "strict"), probes=[
+                  Probe((KL, ABC[LAB], ABC, 4, 10), label=f"{_PTS}, labels 'a', 'b', 'c', batch=4"),
+                  Probe((KL, NUMS[LAB], NUMS, 7, 5), label="the same with labels 7, 1, 4, batch=7, max_epochs=5")]),
+        Check("ex3-minibatch-tests-ends", compare="l07_ovr",
+              hidden_label="new data, batch 1, n and n - 1", mistakes=("no_bias", "live", "strict", "last_block"),
+              probes=[
+                  Probe((KL, ABC[LAB], ABC, 1, 10), label="the 18 points, batch=1 (one visit at a time)"),
+                  Probe((KL, ABC[LAB], ABC, 18, 10), label="the 18 points, batch=18 (a whole epoch at once)"),
+                  Probe((KL, ABC[LAB], ABC, 17, 10), label="the 18 points, batch=17 (a last block of one)"),
+                  Probe((KL, ABC[LAB], ABC, 0, 10), raises="ValueError", why="batch must be at least 1")]),
     ])
 
+TRAP = Exercise(
+    "batch_trap", "ex4-trap", "data on which the batch rule lags", returns=(), time_limit=20.0, checks=[
+        Check("ex4-trap-tests-small", compare="l07_trap", hidden_label="another small n", probes=[
+            Probe((4, 2), label="n=4, epochs=2"),
+            Probe((2, 1), raises="ValueError", why="n must be at least 3")]),
+        Check("ex4-trap-tests-large", compare="l07_trap", hidden_label="larger n, epochs = n - 2", probes=[
+            Probe((8, 6), label="n=8, epochs=6"), Probe((12, 10), label="n=12, epochs=10")]),
+    ])
 
-LESSON = Lesson("lesson07", [OVR, TRAIN, PREDICT])
+LESSON = Lesson("lesson07", [REJECT, OVO, MINIBATCH, TRAP])
 test = LESSON.test

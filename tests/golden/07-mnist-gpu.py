@@ -1,284 +1,184 @@
-"""Golden submissions of assignment 07 (MNIST on the GPU): common mistakes, kept flaws, reference calls.
+"""Golden submissions of assignment 07 (MNIST on the GPU): common mistakes and reference calls.
 
 Each case is the release with every solution cell filled in from the source, except the
 cells in ``replace`` (grade_id -> the whole cell as a student would have typed it).
 ``expect``: scores of the graded cells listed (every other autograded cell gets full
-marks); ``message``: what the failing test must say.
-
-The debugging exercise is graded by behaviour: a trainer that keeps one flaw of the
-handed-out code loses the cell of that behaviour and the cell that checks everything
-together, nothing else; the hint names the behaviour, not the fix.
-
-Reference calls: every reference a student could reach (the package's ``KernelPerceptron``,
-its polynomial kernel and Gram matrix, scikit-learn's ``polynomial_kernel``), by import, by
-``importlib.import_module``, by ``getattr`` on a module and by reading a file and
-``exec``-ing it, each inside the graded function. Import, ``importlib`` and ``getattr``: 0 for
-the attacked exercise only. ``exec``: 0 for every exercise, because the scratch cells call
-the functions from top-level code, and code that top-level code runs through ``exec`` could
-have redefined any function of the notebook (kpcourse.grading.judge.policy, ``top_level_escapes``).
-The messages checked for ``importlib``/``getattr``/``exec`` are the cell's verdict line
-(``<exercise>: no credit``): the policy names the reference or the escape it found.
+marks); ``message``: what the failing visible test must say (for a reference call: what the
+grader says). A reference call costs the attacked exercise only, whichever way it is reached:
+by import, by ``importlib``, by ``getattr`` on a module, or by reading a file and ``exec``-ing it.
 """
 
-_LABELS = '''    y, classes = np.asarray(y), np.asarray(classes)
-    Y_pm = np.where(y[:, None] == classes[None, :], 1.0, -1.0)
-'''
-_LABELS_KEPT = '''    y = np.where(y == 0, -1, y)
-    Y_pm = np.where(y[:, None] == classes[None, :], 1.0, -1.0)
-'''
-_KERNEL = '''    X = np.asarray(X, dtype=np.float64)
-    K = (gamma * (X @ X.T) + coef0) ** degree
-'''
-_KERNEL_KEPT = '''    Xh = torch.tensor(X, dtype=torch.float16)
-    K = ((gamma * (Xh @ Xh.T) + coef0) ** degree).double().numpy()
-'''
-_ONLINE = '''    n, C = Y_pm.shape
-    alpha, b, F = np.zeros((C, n)), np.zeros(C), np.zeros((n, C))
-    for epoch in range(max_epochs):
-        mistakes = 0
-        for i in range(n):
-            wrong = Y_pm[i] * F[i] <= 0
-            if wrong.any():
-                alpha[wrong, i] += 1
-                b += wrong * Y_pm[i]
-                F += np.outer(K[:, i] + 1.0, wrong * Y_pm[i])
-                mistakes += 1
-        if mistakes == 0:
-            break
-    return alpha, b, Y_pm
-'''
-_ONLINE_KEPT = '''    n, C = Y_pm.shape
-    alpha, b = np.zeros((C, n)), np.zeros(C)
-    for epoch in range(max_epochs):
-        wrong = Y_pm * (K @ (alpha * Y_pm.T).T + b) <= 0
-        if not wrong.any():
-            break
-        alpha += wrong.T
-        b += (wrong * Y_pm).sum(axis=0)
-    return alpha, b, Y_pm
-'''
-_TRAIN_HEAD = "def fixed_train(X, y, classes, max_epochs=5, degree=4, gamma=1.0, coef0=1.0):\n"
-_PREDICT_HEAD = "def fixed_predict(X_new, X, alpha, Y_pm, b, classes, degree=4, gamma=1.0, coef0=1.0):\n"
-_SCORES = '''    S = K_new @ (np.asarray(alpha) * np.asarray(Y_pm).T).T + b
-    return np.asarray(classes)[np.argmax(S, axis=1)]
+_REJECT_HEAD = '''def predict_with_reject(S, classes, threshold, reject):
+    S, classes = np.asarray(S, dtype=float), np.asarray(classes)
+    if S.ndim != 2 or S.shape[1] != len(classes) or len(classes) < 2 or threshold < 0:
+        raise ValueError("S (m, C) with C = len(classes) >= 2, threshold >= 0")
+    ordered = np.sort(S, axis=1)
+    margin = ordered[:, -1] - ordered[:, -2]
 '''
 
-_EX1 = {"ex1-ovr-tests": 0, "ex1-ovr-tests-scores": 0}
-_EX2 = {"ex2-train-tests-online": 0, "ex2-train-tests-labels": 0, "ex2-train-tests-precision": 0,
-        "ex2-train-tests-new": 0}
-_EX3 = {"ex3-predict-tests-labels": 0, "ex3-predict-tests-precision": 0}
+_OVO_HEAD = '''def ovo_predict(K, y, K_test, classes, max_epochs=10):
+    K, K_test = np.asarray(K, dtype=float), np.asarray(K_test, dtype=float)
+    y, classes = np.asarray(y), np.asarray(classes)
+    if not set(y.tolist()) <= set(classes.tolist()) or not set(classes.tolist()) <= set(y.tolist()):
+        raise ValueError("labels and classes do not match")
+    C, m = len(classes), len(K_test)
+    votes, summed = np.zeros((m, C), dtype=int), np.zeros((m, C))
+'''
 
+_OVO_PAIRS = '''    for i in range(C):
+        for j in range(i + 1, C):
+            idx = np.flatnonzero((y == classes[i]) | (y == classes[j]))
+            y_pair = np.where(y[idx] == classes[i], 1.0, -1.0)
+            alpha, b = binary_dual_fit(K[np.ix_(idx, idx)], y_pair, max_epochs)
+            f = K_test[:, idx] @ (alpha * y_pair) + b
+'''
 
-def _no_credit(what, ref):
-    return f"this exercise asks you to write {what} yourself; calling {ref} gets no credit"
+_OVR_HEAD = '''def minibatch_ovr(K, y, classes, batch, max_epochs=10):
+    K, y, classes = np.asarray(K, dtype=float), np.asarray(y), np.asarray(classes)
+    n = len(y)
+    if not isinstance(batch, (int, np.integer)) or not 1 <= batch <= n:
+        raise ValueError("batch from 1 to n")
+    if not set(y.tolist()) <= set(classes.tolist()):
+        raise ValueError("batch from 1 to n, labels among the classes")
+    Y = np.where(y[None, :] == classes[:, None], 1.0, -1.0)
+    alpha, b = np.zeros((len(classes), n)), np.zeros(len(classes))
+'''
 
-
-def _verdict(exercise):
-    return f"{exercise}: no credit"
-
-
-_ALL = {**_EX1, **_EX2, **_EX3}
-
+_NO_EX1 = {"ex1-reject-tests-labels": 0, "ex1-reject-tests-edges": 0}
+_NO_EX2 = {"ex2-ovo-tests-votes": 0, "ex2-ovo-tests-ties": 0}
+_NO_EX3 = {"ex3-minibatch-tests-blocks": 0, "ex3-minibatch-tests-ends": 0}
+_NO_EX4 = {"ex4-trap-tests-small": 0, "ex4-trap-tests-large": 0}
 
 CASES = {
-    # ------------------------------------------------------------ Exercise 1: common mistakes
-    # The class with the smallest score: the scores are right, the choice is not.
-    "argmin": {
-        "replace": {"ex1-ovr": '''def ovr_predict(K_test_train, alpha, Y_pm, b, classes):
-    K = np.asarray(K_test_train, dtype=float)
-    if K.shape[1] != np.shape(alpha)[1]:
-        raise ValueError("K_test_train does not match alpha")
-    scores = K @ (np.asarray(alpha) * np.asarray(Y_pm).T).T + b
-    return np.asarray(classes)[np.argmin(scores, axis=1)]
+    # ------------------------------------------------------------ common mistakes
+    # Column numbers where the labels belong.
+    "reject-index": {
+        "replace": {"ex1-reject": _REJECT_HEAD + '''    best = S.argmax(axis=1)
+    return [reject if m < threshold else int(j) for m, j in zip(margin, best)]
 '''},
-        "expect": {"ex1-ovr-tests": 0, "ex1-ovr-tests-scores": 1},
-        "message": "you picked the class with the lowest score (argmin)",
+        "expect": _NO_EX1,
+        "message": "return the class labels (classes[j])",
     },
-    # The bias left out of the scores.
-    "ovr-no-bias": {
-        "replace": {"ex1-ovr": '''def ovr_predict(K_test_train, alpha, Y_pm, b, classes):
-    K = np.asarray(K_test_train, dtype=float)
-    if K.shape[1] != np.shape(alpha)[1]:
-        raise ValueError("K_test_train does not match alpha")
-    scores = K @ (np.asarray(alpha) * np.asarray(Y_pm).T).T
-    return np.asarray(classes)[np.argmax(scores, axis=1)]
+    # A margin equal to the threshold rejected too.
+    "reject-at-threshold": {
+        "replace": {"ex1-reject": _REJECT_HEAD + '''    best = classes[S.argmax(axis=1)].tolist()
+    return [reject if m <= threshold else label for m, label in zip(margin, best)]
 '''},
-        "expect": _EX1,
-        "message": "your scores ignore the bias b",
+        "expect": _NO_EX1,
+        "message": "reject only where the difference is smaller than threshold",
     },
-    # ------------------------------------------------------------ Exercise 2: flaws kept, slips
-    # Two of the three flaws fixed: still every mistake of an epoch at once.
-    "batch-kept": {
-        "replace": {"ex2-train": _TRAIN_HEAD + _LABELS + _KERNEL + _ONLINE_KEPT},
-        "expect": {"ex2-train-tests-online": 0, "ex2-train-tests-new": 0},
-        "message": "your alpha and b are those of the trainer as it was handed out",
-    },
-    # Two of the three flaws fixed: the kernel is still computed in float16.
-    "float16-kept": {
-        "replace": {"ex2-train": _TRAIN_HEAD + _LABELS + _KERNEL_KEPT + _ONLINE},
-        "expect": {"ex2-train-tests-precision": 0, "ex2-train-tests-new": 0},
-        "message": "your alpha and b are those of a trainer whose scores are not numbers (inf or NaN)",
-    },
-    # Two of the three flaws fixed: the binary habit 0 -> -1 kept.
-    "zero-to-minus-one-kept": {
-        "replace": {"ex2-train": _TRAIN_HEAD + _LABELS_KEPT + _KERNEL + _ONLINE},
-        "expect": {"ex2-train-tests-labels": 0, "ex2-train-tests-new": 0},
-        "message": "the column of the class 0 holds no +1",
-    },
-    # Every flaw kept: the handed-out trainer under the new name.
-    "all-flaws-kept": {
-        "replace": {"ex2-train": _TRAIN_HEAD + _LABELS_KEPT + _KERNEL_KEPT + _ONLINE_KEPT},
-        "expect": _EX2,
-        "message": "your alpha, b and Y_pm are wrong in 3 ways",
-    },
-    # A new slip while making it online: only the corrected sample's score moves.
-    "only-current": {
-        "replace": {"ex2-train": _TRAIN_HEAD + _LABELS + _KERNEL + _ONLINE.replace(
-            "F += np.outer(K[:, i] + 1.0, wrong * Y_pm[i])", "F[i] += (K[i, i] + 1.0) * wrong * Y_pm[i]")},
-        "expect": {"ex2-train-tests-online": 0, "ex2-train-tests-precision": 0, "ex2-train-tests-new": 0},
-        "message": "moves only the score of sample i",
-    },
-    # ------------------------------------------------------------ Exercise 3: flaws kept
-    "minus-one-to-zero-kept": {
-        "replace": {"ex3-predict": _PREDICT_HEAD + '''\
-    X_new, X = np.asarray(X_new, dtype=np.float64), np.asarray(X, dtype=np.float64)
-    K_new = (gamma * (X_new @ X.T) + coef0) ** degree
-    S = K_new @ (np.asarray(alpha) * np.asarray(Y_pm).T).T + b
-    pred = np.asarray(classes)[np.argmax(S, axis=1)]
-    return np.where(pred == -1, 0, pred)
+    # Each pair trained with +1 for its later class, its votes read as if +1 were the earlier one.
+    "ovo-flipped-vote": {
+        "replace": {"ex2-ovo": _OVO_HEAD + _OVO_PAIRS.replace("== classes[i], 1.0", "== classes[j], 1.0") + '''\
+            votes[:, i] += f > 0
+            votes[:, j] += f <= 0
+            summed[:, i] += f
+            summed[:, j] -= f
+    most = votes == votes.max(axis=1, keepdims=True)
+    return classes[np.where(most, summed, -np.inf).argmax(axis=1)], votes
 '''},
-        "expect": {"ex3-predict-tests-labels": 0},
-        "message": "which is not one of the classes",
+        "expect": _NO_EX2,
+        "message": "a score > 0 is a vote for that class",
     },
-    "predict-float16-kept": {
-        "replace": {"ex3-predict": _PREDICT_HEAD + '''\
-    Xh, Nh = torch.tensor(X, dtype=torch.float16), torch.tensor(X_new, dtype=torch.float16)
-    K_new = ((gamma * (Nh @ Xh.T) + coef0) ** degree).double().numpy()
-''' + _SCORES},
-        "expect": {"ex3-predict-tests-precision": 0},
-        "message": "your predictions are those of scores that are not numbers (inf or NaN)",
-    },
-    # ------------------------------------------------------------ Exercise 1: references
-    "ref-ovr-kp": {
-        "replace": {"ex1-ovr": '''from kpcourse.perceptron import KernelPerceptron
-
-
-def ovr_predict(K_test_train, alpha, Y_pm, b, classes):
-    model = KernelPerceptron(kernel="precomputed")
-    model.alpha_, model.intercept_, model.classes_ = np.asarray(alpha, float), np.asarray(b, float), classes
-    model.y_pm_ = np.asarray(Y_pm, float)
-    return model.predict(K_test_train)
+    # Tied votes given to the first class, whatever the scores.
+    "ovo-first-tie": {
+        "replace": {"ex2-ovo": _OVO_HEAD + _OVO_PAIRS + '''            votes[:, i] += f > 0
+            votes[:, j] += f <= 0
+    return classes[votes.argmax(axis=1)], votes
 '''},
-        "expect": _EX1,
-        "message": _no_credit("the one-vs-rest prediction", "kpcourse.perceptron.KernelPerceptron"),
+        "expect": {"ex2-ovo-tests-ties": 0},
+        "message": "the one with the larger summed pairwise score wins",
     },
-    # ------------------------------------------------------------ Exercise 2: references
-    "ref-kp-import": {
-        "replace": {"ex2-train": '''from kpcourse.perceptron import KernelPerceptron
-
-
-''' + _TRAIN_HEAD + '''    Y_pm = np.where(np.asarray(y)[:, None] == np.asarray(classes)[None, :], 1.0, -1.0)
-    model = KernelPerceptron(kernel="poly", degree=degree, gamma=gamma, coef0=coef0, shuffle=False,
-                             max_epochs=max_epochs, device="cpu").fit(X, y)
-    return model.alpha_, model.intercept_, Y_pm
+    # The scores updated visit by visit: the online rule, whatever the block size.
+    "minibatch-live": {
+        "replace": {"ex3-minibatch": _OVR_HEAD + '''    for _ in range(max_epochs):
+        made = 0
+        for i in range(n):
+            wrong = Y[:, i] * ((alpha * Y) @ K[:, i] + b) <= 0
+            alpha[:, i] += wrong
+            b += wrong * Y[:, i]
+            made += int(wrong.sum())
+        if made == 0:
+            break
+    return alpha, b
 '''},
-        "expect": _EX2,
-        "message": _no_credit("the fixed trainer", "kpcourse.perceptron.KernelPerceptron"),
+        "expect": _NO_EX3,
+        "message": "you updated them visit by visit",
     },
-    "ref-kp-importlib": {
-        "replace": {"ex2-train": '''import importlib
-
-
-''' + _TRAIN_HEAD + '''    module = importlib.import_module("kpcourse.perceptron")
-    Y_pm = np.where(np.asarray(y)[:, None] == np.asarray(classes)[None, :], 1.0, -1.0)
-    model = module.KernelPerceptron(kernel="poly", degree=degree, gamma=gamma, coef0=coef0, shuffle=False,
-                                    max_epochs=max_epochs, device="cpu").fit(X, y)
-    return model.alpha_, model.intercept_, Y_pm
+    # The last, shorter block left out of every epoch.
+    "minibatch-last-block": {
+        "replace": {"ex3-minibatch": _OVR_HEAD + '''    for _ in range(max_epochs):
+        made = 0
+        for start in range(0, n - batch + 1, batch):
+            block = np.arange(start, start + batch)
+            F = (alpha * Y) @ K[:, block] + b[:, None]
+            wrong = Y[:, block] * F <= 0
+            alpha[:, block] += wrong
+            b += (wrong * Y[:, block]).sum(axis=1)
+            made += int(wrong.sum())
+        if made == 0:
+            break
+    return alpha, b
 '''},
-        "expect": _EX2,
-        "message": _verdict("ex2-train"),
+        "expect": _NO_EX3,
+        "message": "the last block may be shorter than batch",
     },
-    "ref-kp-getattr": {
-        "replace": {"ex2-train": '''import kpcourse.perceptron as kpp
-
-
-''' + _TRAIN_HEAD + '''    cls = getattr(kpp, "Kernel" + "Perceptron")
-    Y_pm = np.where(np.asarray(y)[:, None] == np.asarray(classes)[None, :], 1.0, -1.0)
-    model = cls(kernel="poly", degree=degree, gamma=gamma, coef0=coef0, shuffle=False, max_epochs=max_epochs,
-                device="cpu").fit(X, y)
-    return model.alpha_, model.intercept_, Y_pm
+    # Data on which both rules are quick: one class, all on one side.
+    "trap-one-class": {
+        "replace": {"ex4-trap": '''def batch_trap(n, epochs):
+    if n < 3:
+        raise ValueError("n must be at least 3")
+    X = np.array([[1.0, 0.01 * i] for i in range(n)]) / 1.01
+    return X, np.ones(n), np.array([1.0, 0.0])
 '''},
-        "expect": _EX2,
-        "message": _verdict("ex2-train"),
+        "expect": _NO_EX4,
+        "message": "the batch rule made mistakes in 1 epoch(s)",
     },
-    "ref-kp-exec-file": {
-        "replace": {"ex2-train": _TRAIN_HEAD + '''    import kpcourse
-    namespace = {}
-    exec(open(kpcourse.__path__[0] + "/perceptron/_kernel.py").read(), namespace)
-    Y_pm = np.where(np.asarray(y)[:, None] == np.asarray(classes)[None, :], 1.0, -1.0)
-    model = namespace["KernelPerceptron"](kernel="poly", degree=degree, gamma=gamma, coef0=coef0, shuffle=False,
-                                          max_epochs=max_epochs).fit(X, y)
-    return model.alpha_, model.intercept_, Y_pm
+    # ------------------------------------------------------------ reference calls
+    # The package's kernel perceptron, imported by name, behind the blocks.
+    "reference-call": {
+        "replace": {"ex3-minibatch": "from kpcourse.perceptron import KernelPerceptron\n\n\n" + _OVR_HEAD
+                    + '''    model = KernelPerceptron(kernel="precomputed", max_epochs=max_epochs, shuffle=False)
+    model.fit(K, y)
+    alpha = np.asarray(model.alpha_, dtype=float).reshape(len(classes), n)
+    return alpha, np.asarray(model.intercept_, dtype=float)
 '''},
-        "expect": _ALL,
-        "message": _verdict("ex2-train"),
+        "expect": _NO_EX3,
+        "message": "calling kpcourse.perceptron.KernelPerceptron gets no credit",
     },
-    # The package's kernel inside an online loop written by hand: the kernel was part of the fix.
-    "ref-poly-kernel-import": {
-        "replace": {"ex2-train": '''from kpcourse.kernels import polynomial
-
-
-''' + _TRAIN_HEAD + _LABELS + '''    K = polynomial(X, degree=degree, gamma=gamma, coef0=coef0)
-''' + _ONLINE},
-        "expect": _EX2,
-        "message": _no_credit("the fixed trainer", "kpcourse.kernels.polynomial"),
+    # scikit-learn's one-vs-one, reached with getattr on the imported module.
+    "reference-getattr": {
+        "replace": {"ex2-ovo": "import sklearn.multiclass as multiclass\n\n\n" + _OVO_HEAD
+                    + '''    from sklearn.linear_model import Perceptron
+    model = getattr(multiclass, "OneVsOne" + "Classifier")(Perceptron()).fit(K, y)
+    return model.predict(K_test), votes
+'''},
+        "expect": _NO_EX2,
+        "message": "uses `getattr`",
     },
-    # ------------------------------------------------------------ Exercise 3: references
-    "ref-gram-import": {
-        "replace": {"ex3-predict": '''from kpcourse.gram import gram_matrix
-
-
-''' + _PREDICT_HEAD + '''\
-    K_new = gram_matrix(X_new, X, kernel="poly", degree=degree, gamma=gamma, coef0=coef0, device="cpu")
-''' + _SCORES},
-        "expect": _EX3,
-        "message": _no_credit("the fixed predictor", "kpcourse.gram.gram_matrix"),
+    # The package's prediction from scores, reached through importlib.
+    "reference-importlib": {
+        "replace": {"ex1-reject": _REJECT_HEAD + '''    import importlib
+    common = importlib.import_module("kpcourse.perceptron._common")
+    best = np.asarray(common.predict_from_scores(classes, S)).tolist()
+    return [reject if m < threshold else label for m, label in zip(margin, best)]
+'''},
+        "expect": _NO_EX1,
+        "message": "calling kpcourse.perceptron._common gets no credit",
     },
-    "ref-sklearn-import": {
-        "replace": {"ex3-predict": '''from sklearn.metrics.pairwise import polynomial_kernel
-
-
-''' + _PREDICT_HEAD + '''    K_new = polynomial_kernel(X_new, X, degree=degree, gamma=gamma, coef0=coef0)
-''' + _SCORES},
-        "expect": _EX3,
-        "message": _no_credit("the fixed predictor", "sklearn.metrics.pairwise.polynomial_kernel"),
-    },
-    "ref-poly-importlib": {
-        "replace": {"ex3-predict": '''import importlib
-
-
-''' + _PREDICT_HEAD + '''    kernels = importlib.import_module("kpcourse.kernels")
-    K_new = kernels.polynomial(X_new, X, degree=degree, gamma=gamma, coef0=coef0)
-''' + _SCORES},
-        "expect": _EX3,
-        "message": _verdict("ex3-predict"),
-    },
-    "ref-poly-getattr": {
-        "replace": {"ex3-predict": '''import kpcourse.kernels as kk
-
-
-''' + _PREDICT_HEAD + '''    K_new = getattr(kk, "poly" + "nomial")(X_new, X, degree=degree, gamma=gamma, coef0=coef0)
-''' + _SCORES},
-        "expect": _EX3,
-        "message": _verdict("ex3-predict"),
-    },
-    "ref-poly-exec-file": {
-        "replace": {"ex3-predict": _PREDICT_HEAD + '''    import kpcourse
-    namespace = {"__name__": "kpcourse.kernels", "__package__": "kpcourse"}
-    exec(open(kpcourse.__path__[0] + "/kernels.py").read(), namespace)
-    K_new = namespace["polynomial"](X_new, X, degree=degree, gamma=gamma, coef0=coef0)
-''' + _SCORES},
-        "expect": _ALL,
-        "message": _verdict("ex3-predict"),
+    # The package's dual trainer file, read and exec-ed.
+    "reference-exec": {
+        "replace": {"ex4-trap": '''def batch_trap(n, epochs):
+    if n < 3:
+        raise ValueError("n must be at least 3")
+    import kpcourse
+    namespace = {"__name__": "kpcourse._dual.train", "__package__": "kpcourse._dual"}
+    exec(open(kpcourse.__path__[0] + "/_dual/train.py").read(), namespace)
+    X = np.array([[1.0, 0.1 + 0.001 * i] for i in range(n - 1)] + [[1.0, -0.1]])
+    X /= np.linalg.norm(X, axis=1).max()
+    return X, np.r_[np.ones(n - 1), -1.0], np.array([0.0, 1.0])
+'''},
+        "expect": _NO_EX4,
+        "message": "which the grader cannot check",
     },
 }
