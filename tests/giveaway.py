@@ -65,7 +65,8 @@ CANDIDATE_BUDGET_S = 30.0
 PACKAGE_SKIPPED = ("kpcourse.grading", "kpcourse.checks")
 
 #: The locked cells run before the solution cells, as in a student's kernel (default: the setup cell).
-GIVEN = {"03": ("setup", "ex3-helper"), "06": ("setup", "ex3-given"), "07": ("setup", "helper")}
+GIVEN = {"03": ("setup", "ex3-helper"), "06": ("setup", "ex3-given"), "07": ("setup", "helper"),
+         "08": ("setup", "helper")}
 
 
 # --------------------------------------------------------------------------- #

@@ -39,7 +39,7 @@ import numpy as np
 __all__ = [
     "Ref", "Call", "Answer", "Test", "call", "run", "produce", "encode", "decode",
     "fmt", "fail", "as_numbers", "check_shape", "check_close", "check_labels", "expect_raises", "one_number",
-    "check_grid_choice", "counts_and_bias", "unpack", "same", "check_loop_free", "load_data", "load_mistakes",
+    "unpack", "same", "check_loop_free", "load_data", "load_mistakes",
 ]
 
 #: Environment variable naming the probes file while grading (set by the grader).
@@ -163,15 +163,6 @@ def check_labels(value, n, name):
         raise AssertionError(f"{name} contains {fmt(np.array(extra[:5]))}; labels must be -1 or +1")
 
 
-def counts_and_bias(value, n, name, names=("alpha", "b")):
-    """A dual trainer's ``(counts, bias)`` as a float array of shape (n,) and a float (or an error)."""
-    counts, bias = value
-    counts = as_numbers(counts, (n,), f"the {names[0]} returned by {name}")
-    if np.ndim(bias) != 0:
-        raise AssertionError(f"the {names[1]} returned by {name} should be a number, got shape {np.shape(bias)}")
-    return counts, float(bias)
-
-
 def same(a, b, rtol=1e-7, atol=1e-9):
     """True when two answers hold the same numbers, entry by entry for tuples; never raises."""
     if isinstance(b, tuple):
@@ -206,47 +197,6 @@ def one_number(value, name):
         return float(value)
     except (TypeError, ValueError):
         raise AssertionError(f"{name} should return one number, got {_type_name(value)}") from None
-
-
-def check_grid_choice(best, grid, errors, name, *, tol=0.0, first=False, what="validation error"):
-    """Check that ``best`` is a value of ``grid`` whose error is within ``tol`` of the smallest.
-
-    ``errors`` holds one error per grid value (data the caller brings: the reference's, or
-    the student's own); with ``first``, a tie goes to the first of the best values (or to
-    ``np.argmin``'s, where the tie is within the last bits only), and a
-    whole number equal to the best value's index is called an index. The errors are never
-    shown (on hidden inputs they would be the reference's).
-
-    Raises
-    ------
-    AssertionError
-        Naming the mistake: an index instead of a value, a value outside the grid, the
-        largest error, the last of tied values, or a clearly worse choice.
-    """
-    grid, errors = np.asarray(grid, dtype=float), np.asarray(errors, dtype=float)
-    b = one_number(best, name)
-    low = errors.min() + max(tol, 1e-12)
-    best_at = int(np.flatnonzero(errors <= low)[0])
-    at = np.flatnonzero(np.isclose(grid, b, rtol=1e-12, atol=0))
-    as_index = first and isinstance(best, (int, np.integer)) and b == best_at and grid[best_at] != b
-    if as_index or len(at) == 0 and b.is_integer() and 0 <= b < len(grid):
-        raise AssertionError(f"{name} returned {fmt(best)}, which looks like an index into sigmas (the index of "
-                             "the best σ?): return the value σ itself (sigmas[i])")
-    if len(at) == 0:
-        raise AssertionError(f"{name} returned {fmt(best)}, which is not one of sigmas={fmt(grid)}")
-    i = int(at[0])
-    # np.argmin's own choice is right too: scores that differ only in their last bits (the same
-    # errors summed over other folds in another order) are a tie to ``low`` but not to argmin
-    if errors[i] <= low and (not first or i in (best_at, int(np.argmin(errors)))):
-        return
-    if errors[i] == errors.max() and errors.max() > errors.min():
-        raise AssertionError(f"{name} chose σ = {grid[i]:g}: you chose the σ with the largest {what}; pick the σ "
-                             f"with the smallest {what}")
-    if errors[i] <= low:
-        raise AssertionError(f"{name}: several σ share the smallest {what}: on a tie, return the first of them "
-                             "in the order of sigmas (np.argmin does)")
-    raise AssertionError(f"{name} chose σ = {grid[i]:g}, whose {what} is {errors[i]:.3f}; another σ of the grid "
-                         f"does clearly better: pick the σ with the smallest {what}")
 
 
 def unpack(value, fname, names):

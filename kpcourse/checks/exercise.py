@@ -33,7 +33,6 @@ from kpcourse.checks._core import (
     check_labels,
     check_loop_free,
     check_shape,
-    counts_and_bias,
     expect_raises,
     fail,
     fmt,
@@ -263,22 +262,6 @@ def _at_zero(value, expected, name, check, probe, answer):
         raise AssertionError(SIGN_AT_ZERO["np_sign"])
     if z == 1:
         raise AssertionError(SIGN_AT_ZERO["zero_plus"])
-
-
-@comparison("counts_bias")
-def _counts_bias(value, expected, name, check, probe, answer, bias=True):
-    """A dual trainer's ``(counts, bias)``, one count per label (``probe.args[1]``), both close to the
-    expected ones; ``check.options["names"]`` names them in messages (default ``("alpha", "b")``)."""
-    names = check.options.get("names", ("alpha", "b"))
-    got = counts_and_bias(value, len(probe.args[1]), name, names)
-    for p in (0, 1) if bias else (0,):
-        check_close(got[p], expected[p], f"the {names[p]} returned by {name}", rtol=check.rtol, atol=check.atol)
-
-
-@comparison("counts_only")
-def _counts_only(value, expected, name, check, probe, answer):
-    """As ``counts_bias``, the counts compared only (the bias must still be one number)."""
-    _counts_bias(value, expected, name, check, probe, answer, bias=False)
 
 
 @comparison("exact")

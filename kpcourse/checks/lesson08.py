@@ -1,160 +1,126 @@
-"""Checks of assignment 08 (averaging, margins, model selection): averaged_dual_train,
-geometric_margin, margin_dual_train, choose_sigma. The choice of σ is judged against the scores
-the student's own function returned (:func:`~kpcourse.checks._core.check_grid_choice`).
+"""Checks of assignment 08 (margins, the SVM, honest model selection): the points that break the
+soft-margin KKT conditions, Pegasos in kernel form, nested cross-validation, and the exponentially
+weighted average of a perceptron run from its mistake log.
+
+Nearest course code, and the probe that defeats a copy of it:
+
+* ``kkt_violations`` (ex1): appendix 08 cell 3 prints the smallest and largest margin of each group
+  of coefficients; no course code tests each point or orders them. Every probe has violations of
+  different sizes and coefficients at both bounds.
+* ``kernel_pegasos`` (ex2): lecture 08 cell 20's margin perceptron updates on y f <= τ with no scale,
+  and lecture 08 describes Pegasos in words only; every probe is a run whose decisions depend on the
+  1/(λ(t - 1)) scale of w_t.
+* ``nested_cv`` (ex3): lecture 08 cells 27-29 choose σ with scikit-learn's ``KFold`` and
+  ``GridSearchCV`` (absent from the sandbox), one level of cross-validation; the probes ask for the
+  outer errors and the σ chosen inside each outer fold.
+* ``ema_average`` (ex4): the package's replay and lecture 08 cell 12 average with equal weights
+  (ρ = 1) by the timestamp trick; the probes ask for ρ < 1, and for T up to 10^9 steps, where a loop
+  over the steps cannot finish.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from kpcourse.checks._core import as_numbers, check_grid_choice, fmt, load_mistakes
-from kpcourse.checks.exercise import Check, Exercise, Lesson, Probe, comparison, same
+from kpcourse.checks._core import fmt, load_mistakes
+from kpcourse.checks.exercise import Check, Exercise, Lesson, Probe
+from kpcourse.datasets import quiz_points, quiz_transform
 
-__all__ = ["LESSON", "test", "cv_probe", "PROBES"]
+__all__ = ["LESSON", "test"]
 
 #: The named mistakes, key -> hint, per exercise (``data/lesson08.mistakes.toml``).
 MISTAKES = load_mistakes("lesson08")
 
-# averaged_dual_train: six points, the last one labelled against its neighbours (never separable)
-_XN = np.array([[1.0, 2.0], [2.0, 0.5], [-1.0, -1.0], [0.5, -2.0], [-2.0, 1.0], [1.5, 1.5]])
-# five separable points: mistakes in four epochs, then a clean epoch that stops training
-_XS = np.array([[-1.0, -2.0], [-1.0, 3.0], [-3.0, -1.0], [2.0, 3.0], [2.0, -3.0]])
-# margin_dual_train: small integer points, so that y·f hits the threshold exactly
-_XM = np.array([[-1.0, 2.0], [-2.0, 0.0], [2.0, 0.0], [-2.0, 1.0], [2.0, 2.0]])
-_XT = np.array([[-1.0, -1.0], [0.0, 1.0], [-1.0, 1.0], [1.0, -1.0]])
+# Exercise 1: a soft-margin state on half-integer points (margins exact), C = 2, tol = 1/4.
+XK = np.array([[1.0, 0.5], [-0.5, 1.0], [1.5, -1.0], [0.0, 0.5], [-1.0, -1.5], [2.0, 0.0], [0.5, 1.5],
+               [-1.5, 0.5]])
+YK = np.array([1.0, -1.0, 1.0, 1.0, -1.0, 1.0, -1.0, -1.0])
+AK = np.array([0.0, 2.0, 1.0, 0.5, 0.0, 2.0, 0.0, 1.0])
+KK, BK = XK @ XK.T, 0.25
 
-#: The probes (inputs only).
-PROBES = {
-    "avg_noisy_K": _XN @ _XN.T, "avg_noisy_y": np.array([1, 1, -1, -1, -1, -1]), "avg_noisy_epochs": 4,
-    "avg_separable_K": _XS @ _XS.T, "avg_separable_y": np.array([-1, 1, -1, 1, 1]), "avg_separable_epochs": 10,
-    # geometric_margin: (w, b, X, y); a line that separates the points, and one that crosses one of them
-    "margin_separator": (np.array([3.0, 4.0]), -2.0,
-                         np.array([[2.0, 1.0], [1.0, 2.0], [0.0, 0.0], [-1.0, 0.5], [1.5, 1.5]]),
-                         np.array([1, 1, -1, -1, 1])),
-    "margin_crossing": (np.array([1.0, -1.0]), 0.5,
-                        np.array([[2.0, 0.0], [0.0, 2.0], [1.0, 2.0], [3.0, 1.0]]), np.array([1, -1, 1, 1])),
-    # margin_dual_train: (K, y, tau, max_epochs)
-    "mp_rule": (_XM @ _XM.T, np.array([1, -1, 1, -1, 1]), 2.0, 20),
-    "mp_stop": (_XT @ _XT.T, np.array([-1, 1, -1, 1]), 2.0, 20),
-    # choose_sigma: cv_probe() (42 points), the grid, the folds and the seed
-    "cv_sigmas": (0.05, 0.3, 1.0, 4.0), "cv_folds": 4, "cv_seed": 0,
-    # a grid where two σ (0.3 and 0.3000001) give the same models, hence the same smallest error
-    "cv_tie_sigmas": (4.0, 0.3, 1.0, 0.3000001),
-}
+# Exercise 2: the quiz's 20 points with their constant feature, lambda = 1 / (n C) for C = 120; and
+# small whole-number points.
+_XQ, YQ = quiz_points()
+_ZQ = quiz_transform(_XQ)
+KQ, LAM_Q = _ZQ @ _ZQ.T, 1 / 2400
+QUIZ_STEPS = [t % 20 for t in range(2000)]
+_XI = np.array([[1.0, 2.0, 1.0], [2.0, -1.0, 1.0], [-1.0, -1.0, 1.0], [-2.0, 1.0, 1.0], [0.0, 3.0, 1.0]])
+KI, YI = _XI @ _XI.T, np.array([1.0, 1.0, -1.0, -1.0, 1.0])
+STEPS_I = [0, 1, 1, 2, 0, 3, 3, 3, 1, 2, 4, 4, 0, 2, 3, 1, 2, 0, 4, 3]
+STEPS_J = [4, 2, 3, 1, 2, 2, 0, 3, 2, 2, 1, 4, 0, 2, 4, 3, 0, 4]  # with lam = 2 a margin is exactly 1
 
+# Exercise 3: two overlapping noisy rings (45 points, whole hundredths), four bandwidths.
+_RC = np.random.default_rng(800)
+_R = np.where(np.arange(45) % 2 == 0, 1.0, 0.5) + _RC.integers(-30, 31, size=45) / 100
+_T = _RC.integers(0, 628, size=45) / 100
+XC = np.round(np.c_[_R * np.cos(_T), _R * np.sin(_T)], 2)
+YC = np.where(np.arange(45) % 2 == 0, 1, -1)
+SIGMAS = [0.05, 0.3, 1.0, 4.0]
 
-def cv_probe():
-    """The points of the cross-validation probe: 42 points, XOR-like labels, 4 of them flipped."""
-    rng = np.random.default_rng(808)
-    X = rng.uniform(-1.0, 1.0, size=(42, 2))
-    y = np.where(X[:, 0] * X[:, 1] > 0, 1, -1)
-    return X, np.where(np.isin(np.arange(42), [3, 11, 20, 33]), -y, y)
+# Exercise 4: a short log and a long one.
+LOG_S = ([1, 3, 4, 7], [0, 2, 0, 1], [1, -1, 1, 1])
+LOG_L = ([5, 10**8, 999_999_990], [1, 0, 1], [1, -1, 1])
 
 
-# ------------------------------------------------------- lesson-specific comparisons
-@comparison("l08_identical")
-def _identical(value, expected, name, check, probe, answer):
-    """The same numbers as another call with the same arguments (``Probe.like``), exactly."""
-    if not same(value, expected, rtol=0, atol=0):
-        raise AssertionError(f"{name} gave another answer than the same call before")
-
-
-@comparison("l08_choice")
-def _choice(value, expected, name, check, probe, answer):
-    """``(best_sigma, cv_scores)``: the first σ of the grid with the smallest of the student's own scores."""
-    best, scores = value
-    sigmas = probe.args[2]
-    scores = as_numbers(scores, (len(sigmas),), f"the cv_scores returned for {len(sigmas)} values of sigma")
-    visible = any(p is probe for p in check.probes)
-    label = f"with sigmas={fmt(np.array(sigmas))}" if visible else f"on {check.hidden_label}"
-    check_grid_choice(best, sigmas, scores, f"choose_sigma {label}", first=True, what="cross-validation error")
-
-
-# -------------------------------------------------------------------- the table
-_P = PROBES
-_NOISY = "the 6-point probe (one label against its neighbours, max_epochs=4)"
-_SEP = "5 separable points (max_epochs=10)"
-_CV = "the 42-point probe (sigmas=(0.05, 0.3, 1, 4), 4 folds, seed 0)"
-_CV_ARGS = (_P["cv_sigmas"], _P["cv_folds"], _P["cv_seed"])
-
-AVERAGED = Exercise(
-    "averaged_dual_train", "ex1-averaged", "the averaged perceptron (timestamp trick)",
-    returns=("alpha_avg", "b_avg"), mistakes=MISTAKES["averaged_dual_train"], checks=[
-        Check("ex1-averaged-tests-alpha", part=0, rtol=0, atol=1e-12,
-              mistakes=("last", "epochs", "no_plus_one", "zero_based", "over_t1", "mistake_clock"),
-              hint="visit the samples 0..n-1 in order, a score y_i f_i <= 0 is a mistake; ᾱ = (α·(T + 1) − τ)/T",
-              hidden_label="new noisy data (compared with explicit averaging)",
-              probes=[Probe((np.ones((3, 4)), np.array([1, -1, 1]), 2), raises="ValueError",
-                            why="K has shape (3, 4) for 3 labels"),
-                      Probe((_P["avg_noisy_K"], _P["avg_noisy_y"], _P["avg_noisy_epochs"]), label=_NOISY)]),
-        Check("ex1-averaged-tests-bias", compare="number", part=1, rtol=0, atol=1e-12,
-              mistakes=("bias_last", "epochs", "no_plus_one", "zero_based", "over_t1", "mistake_clock"),
-              hint="the bias is averaged over the T steps like alpha",
-              hidden_label="new noisy data (compared with explicit averaging)",
-              probes=[Probe((_P["avg_noisy_K"], _P["avg_noisy_y"], _P["avg_noisy_epochs"]), label=_NOISY)]),
-        Check("ex1-averaged-tests-stop", compare="counts_bias", rtol=0, atol=1e-12, mistakes=("no_clean",),
-              options={"names": ("alpha_avg", "b_avg")}, hidden_label="new separable data",
-              hint="stop after the first epoch without a mistake; T counts every visit",
-              probes=[Probe((_P["avg_separable_K"], _P["avg_separable_y"], _P["avg_separable_epochs"]),
-                            label=_SEP),
-                      Probe((_P["avg_separable_K"], _P["avg_separable_y"], 1), compare="counts_only",
-                            label="5 separable points with max_epochs=1 (train for at most max_epochs epochs, "
-                                  "then average over the steps made)")]),
+# ----------------------------------------------------------------- the exercises
+KKT = Exercise(
+    "kkt_violations", "ex1-kkt", "the KKT violations", time_limit=5.0,
+    mistakes=MISTAKES["kkt_violations"], checks=[
+        Check("ex1-kkt-tests-values", compare="exact", hidden_label="new soft-margin states",
+              mistakes=("no_bounds", "unordered"), probes=[
+                  Probe((KK, YK, AK, BK, 2.0, 0.25),
+                        label=f"K = X Xᵀ for X={fmt(XK)}, y={fmt(YK)}, alpha={fmt(AK)}, b=0.25, C=2, tol=0.25")]),
+        Check("ex1-kkt-tests-edges", compare="exact", hidden_label="new states, tol = 0, errors",
+              mistakes=("no_bounds", "unordered", "tol_scale"), probes=[
+                  Probe((KK, YK, AK, BK, 2.0, 0.0), label="the same state with tol=0"),
+                  Probe((KK, YK, AK, -1.0, 2.0, 0.5), label="the same with b=-1, tol=0.5"),
+                  Probe((KK, YK, AK + 3.0, BK, 2.0, 0.25), raises="ValueError", why="alpha is above C")]),
     ])
 
-MARGIN = Exercise(
-    "geometric_margin", "ex2-margin", "the geometric margin", mistakes=MISTAKES["geometric_margin"], checks=[
-        Check("ex2-margin-tests", compare="number", rtol=1e-9, atol=1e-12,
-              mistakes=("functional", "squared", "norm_b", "no_b", "mean", "max"),
-              hint="the margin is min_i y_i (w·x_i + b)/‖w‖", hidden_label="new separators",
-              probes=[Probe(_P["margin_separator"], label="w=[3, 4], b=-2 and 5 points all on their side")]),
-        Check("ex2-margin-tests-details", compare="number", rtol=1e-9, atol=1e-12, loop_free=True,
-              mistakes=("abs", "functional", "squared", "norm_b", "no_b", "mean", "max"),
-              hint="the margin is min_i y_i (w·x_i + b)/‖w‖, signed",
-              hidden_label="lines that misclassify points (new data)",
-              probes=[Probe(_P["margin_crossing"], label="a line that puts one of 4 points on the wrong side"),
-                      Probe((np.zeros(2), 1.0, *_P["margin_crossing"][2:]), raises="ValueError",
-                            why="w is all zeros: no line, no distance")]),
+PEGASOS = Exercise(
+    "kernel_pegasos", "ex2-pegasos", "Pegasos in kernel form", time_limit=10.0,
+    mistakes=MISTAKES["kernel_pegasos"], checks=[
+        Check("ex2-pegasos-tests-runs", compare="exact", hidden_label="new runs",
+              mistakes=("no_scale",), probes=[
+                  Probe((KQ, YQ, LAM_Q, QUIZ_STEPS), label="the quiz's 20 points with their constant feature, "
+                                                         "lam=1/2400, the points in file order 100 times (T=2000)")]),
+        Check("ex2-pegasos-tests-steps", compare="exact", hidden_label="new runs, errors", whole=True,
+              mistakes=("no_scale", "step_count", "le"), probes=[
+                  Probe((KI, YI, 0.25, STEPS_I), label=f"K = Z Zᵀ for Z={fmt(_XI)}, y={fmt(YI)}, lam=0.25, "
+                                                      f"steps={STEPS_I}"),
+                  Probe((KI, YI, 2.0, STEPS_J), label=f"the same points, lam=2, steps={STEPS_J}"),
+                  Probe((KI, YI, 0.0, STEPS_I), raises="ValueError", why="lam must be positive")]),
     ])
 
-MARGIN_TRAIN = Exercise(
-    "margin_dual_train", "ex3-margin-perceptron", "the margin perceptron", returns=("alpha", "b"),
-    mistakes=MISTAKES["margin_dual_train"], checks=[
-        Check("ex3-margin-perceptron-tests", compare="counts_bias", mistakes=("strict", "no_y", "ignore_tau"),
-              hidden_label="new data",
-              hint="on each visit, update (alpha[i] += 1, b += y_i) when y_i f_i <= tau, with "
-                   "f_i = Σ_j alpha_j y_j K[j, i] + b; tau=0 is the plain perceptron",
-              probes=[Probe(_P["mp_rule"], label="a 5-point probe with tau=2"),
-                      Probe((*_P["mp_rule"][:2], 0.0, _P["mp_rule"][3]),
-                            label="a 5-point probe with tau=0 (the plain perceptron)"),
-                      Probe((*_P["mp_rule"][:2], -1.0, _P["mp_rule"][3]), raises="ValueError",
-                            why="tau is negative (-1)")]),
-        Check("ex3-margin-perceptron-tests-stop", compare="counts_bias", mistakes=("stop_mistakes",),
-              hidden_label="new separable data",
-              hint="stop after the first epoch without an update, or after max_epochs",
-              probes=[Probe(_P["mp_stop"], label="4 points with tau=2")]),
+NESTED = Exercise(
+    "nested_cv", "ex3-nested", "nested cross-validation", returns=("errors", "chosen"), time_limit=30.0,
+    mistakes=MISTAKES["nested_cv"], checks=[
+        Check("ex3-nested-tests-values", part=(0, 1), rtol=0, atol=1e-12, hidden_label="new data and seeds",
+              mistakes=("leak", "last_tie"), probes=[
+                  Probe((XC, YC, SIGMAS, 4, 3, 2), label=f"two noisy rings of 45 points, sigmas={SIGMAS}, k_out=4, "
+                                                         "k_in=3, seed=2")]),
+        Check("ex3-nested-tests-inputs", part=(0, 1), rtol=0, atol=1e-12, hidden_label="new folds, errors",
+              mistakes=("leak",), probes=[
+                  Probe((XC, YC, [0.2, 2.0], 3, 5, 7), label="the same rings, sigmas=[0.2, 2.0], k_out=3, k_in=5, "
+                                                            "seed=7"),
+                  Probe((XC, YC, SIGMAS, 1, 3, 0), raises="ValueError", why="k_out must be at least 2")]),
     ])
 
-CHOOSE = Exercise(
-    "choose_sigma", "ex4-choose-sigma", "the cross-validation", returns=("best_sigma", "cv_scores"),
-    mistakes=MISTAKES["choose_sigma"], time_limit=30.0, checks=[
-        Check("ex4-choose-sigma-tests", part=1, rtol=0, atol=1e-9,
-              mistakes=("whole", "fit_all", "no_shuffle", "one_fold", "weighted", "accuracy"),
-              hint="shuffle with default_rng(seed).permutation(n), split with np.array_split, fit "
-                   "validation_error on the other folds, measure on each fold, take the mean",
-              hidden_label="new data, compared with the exercise's folds",
-              probes=[Probe((*cv_probe(), *_CV_ARGS), like=1, compare="l08_identical", mistake="global_rng",
-                            label=f"{_CV}, called twice"),
-                      Probe((*cv_probe(), *_CV_ARGS), label=_CV),
-                      Probe((*cv_probe(), _P["cv_sigmas"], _P["cv_folds"], _P["cv_seed"] + 1), mistake="seed",
-                            label="the 42-point probe with seed=1"),
-                      Probe((*cv_probe(), _P["cv_sigmas"], 2, _P["cv_seed"]), mistake="n_folds",
-                            label="the 42-point probe with n_folds=2")]),
-        Check("ex4-choose-sigma-tests-choice", compare="l08_choice", hidden_label="new data",
-              probes=[Probe((*cv_probe(), *_CV_ARGS), label=_CV),
-                      Probe((*cv_probe(), _P["cv_tie_sigmas"], _P["cv_folds"], _P["cv_seed"]),
-                            label="a grid where two σ tie")]),
+EMA = Exercise(
+    "ema_average", "ex4-ema", "the exponentially weighted average", returns=("alpha_bar", "b_bar"),
+    time_limit=10.0, mistakes=MISTAKES["ema_average"], checks=[
+        Check("ex4-ema-tests-small", part=(0, 1), rtol=1e-9, atol=1e-12, hidden_label="new logs",
+              mistakes=("state_before", "no_normalise", "rho_one"), probes=[
+                  Probe((*LOG_S, 3, 8, 0.5), label="steps=[1, 3, 4, 7], index=[0, 2, 0, 1], label=[1, -1, 1, 1], n=3, "
+                                                   "T=8, rho=0.5"),
+                  Probe((*LOG_S, 3, 8, 1.0), label="the same log with rho=1")]),
+        Check("ex4-ema-tests-large", part=(0, 1), rtol=1e-9, atol=1e-12, hidden_label="new logs of up to 10^9 steps",
+              mistakes=("state_before", "rho_one"), probes=[
+                  Probe((*LOG_L, 2, 10**9, 0.999), label="steps=[5, 10^8, 999999990], index=[1, 0, 1], "
+                                                         "label=[1, -1, 1], n=2, T=10^9, rho=0.999"),
+                  Probe((*LOG_L, 2, 10**9, 0.9999999), label="the same log with rho=0.9999999"),
+                  Probe((*LOG_S, 3, 8, 1.5), raises="ValueError", why="rho must be in (0, 1]")]),
     ])
 
-LESSON = Lesson("lesson08", [AVERAGED, MARGIN, MARGIN_TRAIN, CHOOSE])
+LESSON = Lesson("lesson08", [KKT, PEGASOS, NESTED, EMA])
 test = LESSON.test

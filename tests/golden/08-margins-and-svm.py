@@ -1,317 +1,165 @@
-"""Golden submissions of assignment 08 (averaging, margins, model selection): mistakes and reference calls.
+"""Golden submissions of assignment 08 (margins, the SVM, honest model selection): common mistakes and
+reference calls.
 
 Each case is the release with every solution cell filled in from the source, except the
 cells in ``replace`` (grade_id -> the whole cell as a student would have typed it).
 ``expect``: scores of the graded cells listed (every other autograded cell gets full
 marks); ``message``: what the failing visible test must say (for a reference call: what the
-grader says). Two or more common mistakes per exercise, each named by its hint; the
-reference calls reach the package's averaged perceptron (by import, ``importlib``,
-``getattr``, and by reading its file and ``exec``-ing it) and scikit-learn's ``KFold``.
+grader says). A reference call costs the attacked exercise only, whichever way it is reached:
+by import, by ``importlib``, by ``getattr`` on a module, or by reading a file and ``exec``-ing it.
 """
 
-_AVG_HEAD = '''def averaged_dual_train(K, y, max_epochs=10):
-    K = np.asarray(K, dtype=float)
-    y = np.asarray(y)
-    n = len(y)
-    if K.shape != (n, n):
-        raise ValueError("K must be a square matrix with one row per label")
+_KKT_HEAD = '''def kkt_violations(K, y, alpha, b, C, tol):
+    K, y, alpha = np.asarray(K, dtype=float), np.asarray(y, dtype=float), np.asarray(alpha, dtype=float)
+    if not C > 0 or not 0 <= tol < 1 or np.any(alpha < 0) or np.any(alpha > C):
+        raise ValueError("C > 0, 0 <= tol < 1, 0 <= alpha <= C")
+    m = y * (K @ (alpha * y) + b)
 '''
 
-# the dual loop with the timestamp sums; {update} is what a mistake does, {result} the return
-_AVG_LOOP = _AVG_HEAD + '''    alpha, tau = np.zeros(n), np.zeros(n)
-    b, tau_b, t = 0.0, 0.0, 0
-    for epoch in range(max_epochs):
-        mistakes = 0
-        for i in range(n):
-            t += 1
-            if y[i] * (K[i] @ (alpha * y) + b) <= 0:
-                alpha[i] += 1
-                b += y[i]
-                tau[i] += t
-                tau_b += t * y[i]
-                mistakes += 1
-        if mistakes == 0:
-            break
-    T = t
+_PEGASOS_HEAD = '''def kernel_pegasos(K, y, lam, steps):
+    K, y, steps = np.asarray(K, dtype=float), np.asarray(y, dtype=float), np.asarray(steps)
+    if not lam > 0 or len(steps) == 0 or np.any(steps < 0) or np.any(steps >= len(y)):
+        raise ValueError("lam > 0 and point indices")
+    alpha, s = np.zeros(len(y), dtype=int), np.zeros(len(y))
 '''
 
-_MARGIN_HEAD = '''def geometric_margin(w, b, X, y):
-    w = np.asarray(w, dtype=float)
-    if not np.any(w):
-        raise ValueError("w is all zeros")
+_NESTED_HEAD = '''def nested_cv(X, y, sigmas, k_out, k_in, seed):
+    X, y, sigmas = np.asarray(X, dtype=float), np.asarray(y), np.asarray(sigmas, dtype=float)
+    if len(sigmas) == 0 or np.any(sigmas <= 0) or k_out < 2 or k_in < 2 or k_out * k_in > len(y):
+        raise ValueError("positive sigmas, k_out, k_in >= 2, k_out * k_in <= n")
+
+    def error(fit, test, sigma):
+        return float(np.mean(fit_predict(X[fit], y[fit], X[test], sigma) != y[test]))
 '''
 
-_MP_HEAD = '''def margin_dual_train(K, y, tau, max_epochs=100):
-    K = np.asarray(K, dtype=float)
-    y = np.asarray(y)
-    n = len(y)
-    if K.shape != (n, n) or tau < 0:
-        raise ValueError("K must be (n, n) and tau >= 0")
-    alpha, b = np.zeros(n, dtype=int), 0.0
+_EMA_HEAD = '''def ema_average(steps, index, label, n, T, rho):
+    steps, index, label = np.asarray(steps, dtype=float), np.asarray(index), np.asarray(label, dtype=float)
+    if not 0 < rho <= 1 or np.any(steps < 1) or np.any(steps > T) or np.any(index < 0) or np.any(index >= n):
+        raise ValueError("0 < rho <= 1, steps and indices in range")
 '''
 
-_CV_HEAD = '''def choose_sigma(X_train, y_train, sigmas, n_folds=5, seed=0):
-    X_train = np.asarray(X_train, dtype=float)
-    y_train = np.asarray(y_train)
-    n = len(y_train)
-'''
-_CV_SEEDED = '''    folds = np.array_split(np.random.default_rng(seed).permutation(n), n_folds)
+_EMA_TAIL = '''    return np.bincount(index.astype(int), weights=weight, minlength=n), float(label @ weight)
 '''
 
-_CV_FOLDS = '''    scores = []
-    for sigma in sigmas:
-        errors = []
-        for fold in folds:
-            rest = np.setdiff1d(np.arange(n), fold)
-            errors.append(validation_error(X_train[rest], y_train[rest], X_train[fold], y_train[fold],
-                                           sigma))
-        scores.append(np.mean(errors))
-    scores = np.array(scores)
-'''
-
-_NO_EX1 = {"ex1-averaged-tests-alpha": 0, "ex1-averaged-tests-bias": 0, "ex1-averaged-tests-stop": 0}
-_NO_EX4 = {"ex4-choose-sigma-tests": 0, "ex4-choose-sigma-tests-choice": 0}
-_ALL_ZERO = {**_NO_EX1, "ex2-margin-tests": 0, "ex2-margin-tests-details": 0, "ex3-margin-perceptron-tests": 0,
-             "ex3-margin-perceptron-tests-stop": 0, **_NO_EX4}
+_NO_EX1 = {"ex1-kkt-tests-values": 0, "ex1-kkt-tests-edges": 0}
+_NO_EX2 = {"ex2-pegasos-tests-runs": 0, "ex2-pegasos-tests-steps": 0}
+_NO_EX3 = {"ex3-nested-tests-values": 0, "ex3-nested-tests-inputs": 0}
+_NO_EX4 = {"ex4-ema-tests-small": 0, "ex4-ema-tests-large": 0}
 
 CASES = {
-    # Exercise 1: alpha summed at the end of each epoch and divided by the number of epochs.
-    "avg-over-epochs": {
-        "replace": {"ex1-averaged": _AVG_HEAD + '''    alpha, b = np.zeros(n), 0.0
-    alpha_sum, b_sum, epochs = np.zeros(n), 0.0, 0
-    for epoch in range(max_epochs):
-        mistakes = 0
-        for i in range(n):
-            if y[i] * (K[i] @ (alpha * y) + b) <= 0:
-                alpha[i] += 1
-                b += y[i]
-                mistakes += 1
-        alpha_sum += alpha
-        b_sum += b
-        epochs += 1
-        if mistakes == 0:
-            break
-    return alpha_sum / epochs, b_sum / epochs
+    # ------------------------------------------------------------ common mistakes
+    # |m - 1| <= tol asked of every point, whatever its coefficient.
+    "kkt-no-bounds": {
+        "replace": {"ex1-kkt": _KKT_HEAD + '''    size = np.abs(m - 1)
+    violating = np.flatnonzero(size > tol)
+    return violating[np.lexsort((violating, -size[violating]))]
 '''},
         "expect": _NO_EX1,
-        "message": "you averaged over the epochs",
+        "message": "the condition depends on alpha_i",
     },
-    # Exercise 1: the trick without its + 1, (alpha T - tau) / T.
-    "avg-off-by-one": {
-        "replace": {"ex1-averaged": _AVG_LOOP + '''    return (alpha * T - tau) / T, (b * T - tau_b) / T
+    # The right points, in the order of their indices.
+    "kkt-unordered": {
+        "replace": {"ex1-kkt": _KKT_HEAD
+            + '''    size = np.where(alpha <= tol * C, 1 - m, np.where(alpha >= (1 - tol) * C, m - 1, np.abs(m - 1)))
+    return np.flatnonzero(size > tol)
 '''},
         "expect": _NO_EX1,
-        "message": "off by one: ᾱ = (α·(T + 1) − τ)/T, not (α·T − τ)/T",
+        "message": "the largest first",
     },
-    # Exercise 1: alpha averaged right, the bias left as it ends.
-    "avg-bias-not-averaged": {
-        "replace": {"ex1-averaged": _AVG_LOOP + '''    return (alpha * (T + 1) - tau) / T, b
+    # The test y_i s_i < 1 without the 1/(lam (t - 1)) scale of w_t: the margin perceptron of lecture 08.
+    "pegasos-no-scale": {
+        "replace": {"ex2-pegasos": _PEGASOS_HEAD + '''    for i in steps.tolist():
+        if y[i] * s[i] < 1:
+            alpha[i] += 1
+            s += y[i] * K[i]
+    return alpha
 '''},
-        "expect": {"ex1-averaged-tests-bias": 0, "ex1-averaged-tests-stop": 0},
-        "message": "b_avg is the final b: average the bias like alpha",
+        "expect": _NO_EX2,
+        "message": "each step shrinks w by (1 − 1/t)",
     },
-    # An honest program the old source policy refused: a local named like a top-level name bound to
-    # the package's perceptron (compared with in an ungraded part), iterated by a comprehension (its
-    # first iterable is the function's own name), and comprehension variables at the top level.
-    "honest-comprehensions": {
-        "replace": {"ex1-averaged": _AVG_LOOP + '''    ref = (alpha * (T + 1) - tau) / T
-    return np.array([a for a in ref]), float((b * (T + 1) - tau_b) / T)
-
-
-try:  # the package's own averaged perceptron, to compare mine with (absent while grading)
-    from kpcourse.perceptron import KernelPerceptron
-    ref = KernelPerceptron(kernel="precomputed", mode="averaged")
-except ImportError:
-    ref = None
-sizes = [len(ref) for ref in ([1.0], [2.0, 3.0])]
+    # sigma chosen by folds that hold the outer test points.
+    "nested-leak": {
+        "replace": {"ex3-nested": _NESTED_HEAD
+            + '''    outer = np.array_split(np.random.default_rng(seed).permutation(len(y)), k_out)
+    scores = [np.mean([error(np.concatenate([outer[p] for p in range(k_out) if p != q]), outer[q], s)
+                       for q in range(k_out)]) for s in sigmas]
+    best = sigmas[int(np.argmin(scores))]
+    errors = [error(np.concatenate([outer[p] for p in range(k_out) if p != o]), outer[o], best)
+              for o in range(k_out)]
+    return np.array(errors), np.full(k_out, float(best))
 '''},
-        "expect": {},
+        "expect": _NO_EX3,
+        "message": "the σ of outer fold o must be chosen on its training part alone",
     },
-    # Exercise 1: the package's averaged perceptron instead of the timestamp trick.
-    "reference-call": {
-        "replace": {"ex1-averaged": '''from kpcourse.perceptron import KernelPerceptron
-
-
-def averaged_dual_train(K, y, max_epochs=10):
-    kp = KernelPerceptron(kernel="precomputed", mode="averaged", shuffle=False, max_epochs=max_epochs,
-                          device="cpu").fit(K, y)
-    return kp.alpha_avg_, kp.intercept_avg_
-'''},
-        "expect": _NO_EX1,
-        "message": "this exercise asks you to write the averaged perceptron (timestamp trick) yourself; "
-                   "calling kpcourse.perceptron.KernelPerceptron gets no credit",
-    },
-    # The same reference through importlib.
-    "reference-importlib": {
-        "replace": {"ex1-averaged": '''import importlib
-
-
-def averaged_dual_train(K, y, max_epochs=10):
-    KP = importlib.import_module("kpcourse.perceptron").KernelPerceptron
-    kp = KP(kernel="precomputed", mode="averaged", shuffle=False, max_epochs=max_epochs, device="cpu").fit(K, y)
-    return kp.alpha_avg_, kp.intercept_avg_
-'''},
-        "expect": _NO_EX1,
-        "message": "calling kpcourse.perceptron gets no credit",
-    },
-    # The same reference through getattr on the imported module.
-    "reference-getattr": {
-        "replace": {"ex1-averaged": '''import kpcourse.perceptron as engine
-
-
-def averaged_dual_train(K, y, max_epochs=10):
-    KP = getattr(engine, "KernelPerceptron")
-    kp = KP(kernel="precomputed", mode="averaged", shuffle=False, max_epochs=max_epochs, device="cpu").fit(K, y)
-    return kp.alpha_avg_, kp.intercept_avg_
-'''},
-        "expect": _NO_EX1,
-        "message": "calling kpcourse.perceptron.KernelPerceptron gets no credit",
-    },
-    # The package's kernel perceptron read from its file and exec-ed. The grader cannot know what exec
-    # defines, and the ungraded "Try your function" cell calls averaged_dual_train at top level: by the
-    # source policy (escapes that spread) this costs every exercise.
-    "reference-exec": {
-        "replace": {"ex1-averaged": '''import kpcourse.perceptron
-
-
-def averaged_dual_train(K, y, max_epochs=10):
-    path = kpcourse.perceptron.__file__.replace("__init__.py", "_kernel.py")
-    namespace = {"__name__": "kpcourse.perceptron._copy", "__package__": "kpcourse.perceptron"}
-    exec(open(path).read(), namespace)
-    kp = namespace["KernelPerceptron"](kernel="precomputed", mode="averaged", shuffle=False,
-                                       max_epochs=max_epochs, device="cpu").fit(K, y)
-    return kp.alpha_avg_, kp.intercept_avg_
-'''},
-        "expect": _ALL_ZERO,
-        "message": "uses `exec`, which the grader cannot check",
-    },
-    # Exercise 2: the distance of the closest point, unsigned.
-    "margin-abs": {
-        "replace": {"ex2-margin": _MARGIN_HEAD
-                    + '''    return float(np.min(np.abs(y * (X @ w + b))) / np.linalg.norm(w))
-'''},
-        "expect": {"ex2-margin-tests-details": 0},
-        "message": "the margin is signed",
-    },
-    # Exercise 2: the functional margin, ||w|| forgotten.
-    "margin-no-norm": {
-        "replace": {"ex2-margin": _MARGIN_HEAD + '''    return float(np.min(y * (X @ w + b)))
-'''},
-        "expect": {"ex2-margin-tests": 0, "ex2-margin-tests-details": 0},
-        "message": "divide by ‖w‖ to get a distance",
-    },
-    # Exercise 2: right values, a Python loop over the points: only the loop-free cell fails.
-    "margin-loop": {
-        "replace": {"ex2-margin": _MARGIN_HEAD + '''    distances = []
-    for x_i, y_i in zip(X, y):
-        distances.append(y_i * (x_i @ w + b) / np.linalg.norm(w))
-    return float(min(distances))
-'''},
-        "expect": {"ex2-margin-tests-details": 0},
-        "message": "uses a Python loop",
-    },
-    # Exercise 3: y f < tau, a score exactly at the threshold skipped.
-    "mp-strict": {
-        "replace": {"ex3-margin-perceptron": _MP_HEAD + '''    for epoch in range(max_epochs):
-        updates = 0
-        for i in range(n):
-            if y[i] * (K[i] @ (alpha * y) + b) < tau:
-                alpha[i] += 1
-                b += y[i]
-                updates += 1
-        if updates == 0:
-            break
-    return alpha, b
-'''},
-        "expect": {"ex3-margin-perceptron-tests": 0, "ex3-margin-perceptron-tests-stop": 0},
-        "message": "update when y_i f_i <= tau, equality included",
-    },
-    # Exercise 3: the label left out of the condition, f <= tau.
-    "mp-no-label": {
-        "replace": {"ex3-margin-perceptron": _MP_HEAD + '''    for epoch in range(max_epochs):
-        updates = 0
-        for i in range(n):
-            if K[i] @ (alpha * y) + b <= tau:
-                alpha[i] += 1
-                b += y[i]
-                updates += 1
-        if updates == 0:
-            break
-    return alpha, b
-'''},
-        "expect": {"ex3-margin-perceptron-tests": 0, "ex3-margin-perceptron-tests-stop": 0},
-        "message": "the condition is on y_i f_i, the score times the label",
-    },
-    # Exercise 3: stops after an epoch without a mistake although it still made updates.
-    "mp-stop-on-mistakes": {
-        "replace": {"ex3-margin-perceptron": _MP_HEAD + '''    for epoch in range(max_epochs):
-        mistakes = 0
-        for i in range(n):
-            score = y[i] * (K[i] @ (alpha * y) + b)
-            if score <= tau:
-                alpha[i] += 1
-                b += y[i]
-            if score <= 0:
-                mistakes += 1
-        if mistakes == 0:
-            break
-    return alpha, b
-'''},
-        "expect": {"ex3-margin-perceptron-tests": 0, "ex3-margin-perceptron-tests-stop": 0},
-        "message": "stop after the first epoch without an update",
-    },
-    # Exercise 4: every model measured on the data it was fitted on (choosing on the whole set).
-    "cv-whole-set": {
-        "replace": {"ex4-choose-sigma": _CV_HEAD
-                    + '''    scores = np.array([validation_error(X_train, y_train, X_train, y_train, s)
-                       for s in sigmas])
-    return sigmas[int(np.argmin(scores))], scores
-'''},
-        "expect": {"ex4-choose-sigma-tests": 0},  # the choice rule itself (argmin of its scores) is right
-        "message": "you measured each model on the points it was fitted on",
-    },
-    # Exercise 4: folds in file order, no shuffle.
-    "cv-no-shuffle": {
-        "replace": {"ex4-choose-sigma": _CV_HEAD + '''    folds = np.array_split(np.arange(n), n_folds)
-''' + _CV_FOLDS + '''    return sigmas[int(np.argmin(scores))], scores
-'''},
-        "expect": {"ex4-choose-sigma-tests": 0},
-        "message": "your folds follow the order of the rows",
-    },
-    # Exercise 4: the global RNG instead of default_rng(seed): folds that change from call to call.
-    "cv-global-rng": {
-        "replace": {"ex4-choose-sigma": _CV_HEAD + '''    folds = np.array_split(np.random.permutation(n), n_folds)
-''' + _CV_FOLDS + '''    return sigmas[int(np.argmin(scores))], scores
-'''},
-        "expect": {"ex4-choose-sigma-tests": 0},
-        "message": "never from the global np.random",
-    },
-    # Exercise 4: right scores, the largest error chosen.
-    "cv-argmax": {
-        "replace": {"ex4-choose-sigma": _CV_HEAD + _CV_SEEDED + _CV_FOLDS
-                    + '''    return sigmas[int(np.argmax(scores))], scores
-'''},
-        "expect": {"ex4-choose-sigma-tests-choice": 0},
-        "message": "you chose the σ with the largest cross-validation error",
-    },
-    # Exercise 4: right scores, the last of the tied best sigmas.
-    "cv-last-tie": {
-        "replace": {"ex4-choose-sigma": _CV_HEAD + _CV_SEEDED + _CV_FOLDS
-                    + '''    best = len(scores) - 1 - int(np.argmin(scores[::-1]))
-    return sigmas[best], scores
-'''},
-        "expect": {"ex4-choose-sigma-tests-choice": 0},
-        "message": "on a tie, return the first of them",
-    },
-    # Exercise 4: scikit-learn's KFold for the folds.
-    "reference-kfold": {
-        "replace": {"ex4-choose-sigma": '''from sklearn.model_selection import KFold
-
-
-''' + _CV_HEAD + '''    folds = [test for _, test in KFold(n_folds, shuffle=True, random_state=seed).split(X_train)]
-''' + _CV_FOLDS + '''    return sigmas[int(np.argmin(scores))], scores
-'''},
+    # The states before each step: a mistake at step s weighs 1 - rho^(T - s).
+    "ema-state-before": {
+        "replace": {"ex4-ema": _EMA_HEAD
+            + '''    weight = (1 - rho ** (T - steps)) / (1 - rho ** T) if rho < 1 else (T - steps) / T
+''' + _EMA_TAIL},
         "expect": _NO_EX4,
+        "message": "a mistake at step s counts from step s on",
+    },
+    # The timestamp trick, whatever rho.
+    "ema-rho-one": {
+        "replace": {"ex4-ema": _EMA_HEAD + '''    weight = (T - steps + 1) / T
+''' + _EMA_TAIL},
+        "expect": _NO_EX4,
+        "message": "with ρ < 1 recent steps weigh more",
+    },
+    # ------------------------------------------------------------ reference calls
+    # scikit-learn's KFold, imported by name, for the outer folds.
+    "reference-call": {
+        "replace": {"ex3-nested": "from sklearn.model_selection import KFold\n\n\n" + _NESTED_HEAD
+            + '''    errors, chosen = [], []
+    for train, test in KFold(k_out, shuffle=True, random_state=seed).split(X):
+        inner = np.array_split(train, k_in)
+        scores = [np.mean([error(np.concatenate([inner[p] for p in range(k_in) if p != q]), inner[q], s)
+                           for q in range(k_in)]) for s in sigmas]
+        best = sigmas[int(np.argmin(scores))]
+        chosen.append(float(best))
+        errors.append(error(train, test, best))
+    return np.array(errors), np.array(chosen)
+'''},
+        "expect": _NO_EX3,
         "message": "calling sklearn.model_selection.KFold gets no credit",
+    },
+    # The package's perceptron, reached with getattr on the imported module.
+    "reference-getattr": {
+        "replace": {"ex2-pegasos": "import kpcourse.perceptron as kpp\n\n\n" + _PEGASOS_HEAD
+            + '''    model = getattr(kpp, "Kernel" + "Perceptron")(kernel="precomputed", shuffle=False, max_epochs=1)
+    model.fit(K, y)
+    for t, i in enumerate(steps.tolist(), start=1):
+        margin = 0.0 if t == 1 else y[i] * s[i] / (lam * (t - 1))
+        if margin < 1:
+            alpha[i] += 1
+            s += y[i] * K[i]
+    return alpha
+'''},
+        "expect": _NO_EX2,
+        "message": "uses `getattr`",
+    },
+    # The package's replay of a run, reached through importlib.
+    "reference-importlib": {
+        "replace": {"ex4-ema": _EMA_HEAD + '''    import importlib
+    importlib.import_module("kpcourse._dual.replay")
+    if rho == 1:
+        weight = (T - steps + 1) / T
+    else:
+        weight = -np.expm1((T - steps + 1) * math.log(rho)) / -math.expm1(T * math.log(rho))
+''' + _EMA_TAIL},
+        "expect": _NO_EX4,
+        "message": "calling kpcourse._dual.replay gets no credit",
+    },
+    # The package's dual trainer file, read and exec-ed.
+    "reference-exec": {
+        "replace": {"ex1-kkt": _KKT_HEAD + '''    import kpcourse
+    namespace = {"__name__": "kpcourse._dual.train", "__package__": "kpcourse._dual"}
+    exec(open(kpcourse.__path__[0] + "/_dual/train.py").read(), namespace)
+    size = np.where(alpha <= tol * C, 1 - m, np.where(alpha >= (1 - tol) * C, m - 1, np.abs(m - 1)))
+    violating = np.flatnonzero(size > tol)
+    return violating[np.lexsort((violating, -size[violating]))]
+'''},
+        "expect": _NO_EX1,
+        "message": "which the grader cannot check",
     },
 }
