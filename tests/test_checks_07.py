@@ -8,6 +8,7 @@ block of n the lecture's batch rule), the constructed data pass their checks for
 tests use, and the copies of course code that each exercise was designed against fail it.
 """
 
+import os
 from pathlib import Path
 
 import numpy as np
@@ -20,6 +21,14 @@ from kpcourse.grading.judge.trusted import load_grader
 
 ROOT = Path(__file__).resolve().parents[1]
 GRADER = load_grader(ROOT / "source" / "07-mnist-gpu" / "grader.py")
+# The notebook's setup cell reads MNIST: the data folder as the shared_data fixture finds it (skipped
+# without it, a failure under CI=true).
+_DATA = Path(os.environ.get("KPCOURSE_DATA") or ROOT.parent / "shared" / "data")
+if not _DATA.is_dir():
+    if os.environ.get("CI") == "true":
+        raise RuntimeError(f"data folder {_DATA} not found; set KPCOURSE_DATA to the course's data folder")
+    pytest.skip(f"data folder {_DATA} not found; set KPCOURSE_DATA", allow_module_level=True)
+os.environ.setdefault("KPCOURSE_DATA", str(_DATA))
 SOLUTION = solution("07-mnist-gpu")
 REF = GRADER.REFERENCES
 
