@@ -3,20 +3,24 @@
 Never in the ``kpcourse`` package (which students install) and never in a sandbox: a
 grader file loads it with ``declared.shared(__file__)``. Here: the dual perceptron loop
 with its common slips, the label rule of the scores with its named mistakes, the Gaussian
-kernel with the slips of its formula, and a cache for a slow reference that each named
-mistake asks again.
+kernel with the slips of its formula, a cache for a slow reference that each named
+mistake asks again, a draw that tells the named mistakes apart, and a source notebook's
+locked helper cell loaded as the grader's own.
 """
 
 from __future__ import annotations
 
 import copy
 import functools
+import json
+from pathlib import Path
 
 import numpy as np
 
 from kpcourse.grading.judge.declared import sign_labels
 
-__all__ = ["dual_perceptron", "labels_or_mistake", "kept", "squared_distances", "RBF_SLIPS", "rbf"]
+__all__ = ["dual_perceptron", "labels_or_mistake", "kept", "squared_distances", "RBF_SLIPS", "rbf", "telling",
+           "locked_cell"]
 
 
 def dual_perceptron(K, y, max_epochs, lr=1.0, *, zero_is_mistake=True, bias=True, bias_lr=True, bias_in_score=True,
@@ -91,3 +95,34 @@ def rbf(X, Z, sigma, slip=None):
     """The Gaussian kernel of all pairs from exact differences, or what ``RBF_SLIPS[slip]`` computes
     (any other ``slip``: the kernel itself)."""
     return RBF_SLIPS.get(slip, RBF_SLIPS[None])(squared_distances(X, Z), sigma)
+
+
+def _same(a, b):
+    """Two outputs equal entry by entry (tuples part by part)."""
+    if isinstance(a, tuple):
+        return isinstance(b, tuple) and len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
+    return np.array_equal(np.asarray(a), np.asarray(b))
+
+
+def telling(make, reference, mistakes, tries=None):
+    """A probe from ``make()`` on which each of ``mistakes`` gives another output than ``reference``: a hidden
+    probe that tells them apart, so that a golden case with that mistake loses the cell on every seed.
+    With ``tries``, the last probe drawn when none tells them apart by then (still fair, less telling)."""
+    count = 0
+    while True:
+        probe = make()
+        right = reference(*probe.args)
+        count += 1
+        if all(not _same(reference(*probe.args, mistake=m), right) for m in mistakes) or count == tries:
+            return probe
+
+
+def locked_cell(grader_file, grade_id, name):
+    """The function ``name`` that the locked cell ``grade_id`` of the grader's source notebook defines: the
+    helper the students are given, run by the grader from the same text (never a second copy)."""
+    folder = Path(grader_file).resolve().parent
+    nb = json.loads((folder / f"{folder.name}.ipynb").read_text())
+    cell = next(c for c in nb["cells"] if c["metadata"].get("nbgrader", {}).get("grade_id") == grade_id)
+    namespace = {"np": np}
+    exec(compile("".join(cell["source"]), f"{folder.name}:{grade_id}", "exec"), namespace)  # noqa: S102
+    return namespace[name]

@@ -29,6 +29,11 @@ def _whole(value, name, least):
     return int(value)
 
 
+def _need(N, b, packed, r):
+    """Bytes of an N x N matrix (packed: N(N+1)/2 values) of b bytes each, and N rows of r bytes."""
+    return b * N * (N + 1) // 2 + r * N if packed else b * N * N + r * N
+
+
 def largest_n(max_bytes, bytes_per_value, packed=False, row_bytes=0, mistake=None):
     """The largest N whose N x N matrix (N(N+1)/2 values when packed) and N rows of row_bytes fit max_bytes."""
     M, b, r = _whole(max_bytes, "max_bytes", 0), _whole(bytes_per_value, "bytes_per_value", 1), \
@@ -38,11 +43,7 @@ def largest_n(max_bytes, bytes_per_value, packed=False, row_bytes=0, mistake=Non
     half = packed and mistake != "full_only"
 
     def fits(N):
-        if half:
-            values = N * N / 2 if mistake == "half_square" else N * (N + 1) // 2
-        else:
-            values = N * N
-        need = b * values + r * N
+        need = b * N * N / 2 + r * N if half and mistake == "half_square" else _need(N, b, half, r)
         return need < M if mistake == "strict" else need <= M
     if mistake == "float_sqrt":  # the root of b N^2 + r N = M in floats (packed: (b/2) N^2 + (b/2 + r) N)
         a, q = (b / 2, b / 2 + r) if half else (b, r)
@@ -154,10 +155,6 @@ REFERENCES = {"largest_n": largest_n, "columns_computed": columns_computed, "nys
 
 
 # --------------------------------------------------------------- hidden probes
-def _need(N, b, packed, r):
-    return b * N * (N + 1) // 2 + r * N if packed else b * N * N + r * N
-
-
 def _largest_mnist(rng):
     probes = []
     for _ in range(4):
@@ -273,9 +270,9 @@ def _line_rows(rng, fmt, m, sigma, far=False):
     q0 = rng.normal(size=d) * (3.0 if far else 0.5)
     v = rng.normal(size=d)
     v /= np.linalg.norm(v)
-    b = -float(rbf(q0[None], X, sigma)[0] @ c)
-    u, eta = ROUNDING[fmt]
     k0 = rbf(q0[None], X, sigma)[0]
+    b = -float(k0 @ c)
+    u, eta = ROUNDING[fmt]
     scale = (k0 @ np.abs(c)) * u + np.abs(c).sum() * eta  # the bound near q0
     h = 1e-6
     slope = abs(float((rbf((q0 + h * v)[None], X, sigma)[0] - rbf((q0 - h * v)[None], X, sigma)[0]) @ c)) / (2 * h)

@@ -14,6 +14,8 @@ from kpcourse.checks import lesson08 as visible
 from kpcourse.checks.exercise import Probe
 from kpcourse.grading.judge import declared
 
+_shared = declared.shared(__file__)
+
 #: kpcourse (its perceptrons and replay), scikit-learn (its SVM, Nystroem, GridSearchCV) and SciPy.
 FORBIDDEN = ("kpcourse", "sklearn", "scipy")
 
@@ -63,25 +65,8 @@ def kernel_pegasos(K, y, lam, steps, mistake=None):
     return alpha
 
 
-def fit_predict(X_fit, y_fit, X_new, sigma, epochs=5):
-    """The notebook's locked helper: an averaged RBF kernel perceptron (the timestamp trick), the fitting
-    points visited in sorted order; the labels it predicts for X_new."""
-    X_fit, y_fit, X_new = np.asarray(X_fit, dtype=float), np.asarray(y_fit, dtype=float), np.asarray(X_new, float)
-    order = np.lexsort(X_fit.T[::-1])
-    X_fit, y_fit = X_fit[order], y_fit[order]
-    K = np.exp(-((X_fit[:, None] - X_fit[None]) ** 2).sum(-1) / (2 * sigma ** 2))
-    n = len(y_fit)
-    alpha, b, total_a, total_b, t = np.zeros(n), 0.0, np.zeros(n), 0.0, 0
-    for _ in range(epochs):
-        for i in range(n):
-            t += 1
-            if y_fit[i] * ((alpha * y_fit) @ K[:, i] + b) <= 0:
-                alpha[i] += 1
-                b += y_fit[i]
-            total_a += alpha
-            total_b += b
-    K_new = np.exp(-((X_new[:, None] - X_fit[None]) ** 2).sum(-1) / (2 * sigma ** 2))
-    return np.where(K_new @ (total_a * y_fit) / t + total_b / t > 0, 1, -1)
+#: The notebook's locked helper (an averaged RBF kernel perceptron), run from the source notebook's own cell.
+fit_predict = _shared.locked_cell(__file__, "helper", "fit_predict")
 
 
 def _error(X, y, fit, test, sigma):
@@ -217,16 +202,10 @@ def _cv_data(rng, n):
     return np.c_[r * np.cos(t), r * np.sin(t)], np.where(np.arange(n) % 2 == 0, 1, -1)
 
 
-def _telling(make, mistakes, tries=100):
+def _telling(make, mistakes):
     """A nested_cv probe from ``make()`` on which each of ``mistakes`` gives another answer than the
-    reference (the last one drawn if none does in ``tries``: still a fair probe, only less telling)."""
-    for _ in range(tries):
-        probe = make()
-        right = nested_cv(*probe.args)
-        if all(any(not np.array_equal(a, b) for a, b in zip(nested_cv(*probe.args, mistake=m), right, strict=True))
-               for m in mistakes):
-            break
-    return probe
+    reference (the last one drawn if none does in 100 tries: still a fair probe, only less telling)."""
+    return _shared.telling(make, nested_cv, mistakes, tries=100)
 
 
 def _nested_values(rng):
