@@ -14,7 +14,9 @@ visible tests then hidden ones, the grader's default seed). The candidates:
   package's module-level objects (the ``Kernel`` entries of ``kernels.KERNELS``, ...).
 
 A candidate is tried on a cell only where its signature accepts the arguments of the cell's first
-call. The cell's other functions (a ``Ref`` argument) are the source notebook's own solution. A
+call. The cell's other functions (a ``Ref`` argument) are the source notebook's own solution; where a
+call takes what another of the student's functions returns (a ``Via``: ``predict(fit(...), X)``), each
+candidate is also tried in that function's place, the solution doing the rest. A
 candidate passes a cell when ``judge_here`` raises nothing; any exception, a time-out included, is
 a fail. Only the judging is measured: the grader's reading of the submitted source (forbidden
 references such as ``kpcourse``, loop-free exercises) is not applied here, so a package function
@@ -33,6 +35,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import functools
+import hashlib
 import importlib
 import inspect
 import io
@@ -66,7 +69,7 @@ PACKAGE_SKIPPED = ("kpcourse.grading", "kpcourse.checks")
 
 #: The locked cells run before the solution cells, as in a student's kernel (default: the setup cell).
 GIVEN = {"03": ("setup", "ex3-helper"), "06": ("setup", "ex3-given"), "07": ("setup", "helper"),
-         "08": ("setup", "helper")}
+         "08": ("setup", "helper"), "09": ("setup",)}
 
 
 # --------------------------------------------------------------------------- #
@@ -278,6 +281,20 @@ def solution(name, nb=None):
     return {k: v for k, v in namespace.items() if inspect.isfunction(v) and v.__globals__ is namespace}
 
 
+def _made_by(c):
+    """``(name, Via)`` for each of the student's functions whose result ``c`` takes (:class:`Via`), the first
+    of each name: a candidate is tried in their place too, the solution's functions doing the rest."""
+    from kpcourse.checks._core import Via
+
+    found, todo = {}, [*c.args, *c.kwargs.values()]
+    while todo:
+        a = todo.pop(0)
+        if isinstance(a, Via):
+            found.setdefault(a.function, a)
+            todo += [*a.args, *a.kwargs.values()]
+    return list(found.items())
+
+
 def accepts(function, c):
     """Whether ``function``'s signature takes the arguments of call ``c``."""
     try:
@@ -300,6 +317,26 @@ def budgeted(function, seconds=CANDIDATE_BUDGET_S):
             return function(*args, **kwargs)
         finally:
             spent[0] += time.perf_counter() - t0
+    return wrapper
+
+
+def remembered(function):
+    """``function`` (one of the solution's), computed once per distinct arguments and copied out: every
+    candidate of a cell is judged with the same models (``Via``), trained once."""
+    import copy
+    import pickle
+
+    results = {}
+
+    @functools.wraps(function)
+    def wrapper(*args, **kwargs):
+        try:
+            key = hashlib.sha256(pickle.dumps((args, sorted(kwargs.items())))).hexdigest()
+        except Exception:  # noqa: BLE001 - arguments that cannot be pickled: no memory
+            return function(*args, **kwargs)
+        if key not in results:
+            results[key] = function(*args, **kwargs)
+        return copy.deepcopy(results[key])
     return wrapper
 
 
@@ -345,18 +382,22 @@ def measure(name, candidates, log=print):
         t0 = time.perf_counter()
         first = cell.tests[0].calls[0]
         exercise = first.function
-        others = {n: own[n] for n in cell.called() if n != exercise and n in own}
+        others = {n: remembered(own[n]) for n in cell.called() if n != exercise and n in own}
         r = CellResult(name, gid, exercise, cell.exercise, pts.get(gid, 0.0), loop_free=bool(cell.loop_free))
         if exercise in own:
             r.solution_passes, r.solution_why = judge(cell, exercise, own[exercise], others, workdir)
-        for cand in candidates:
-            if not accepts(cand.function, first):
-                continue
-            r.tried += 1
-            passed, _ = judge(cell, exercise, cand.function, others, workdir)
-            if passed:
-                r.passing.append(cand.name)
-                r.kinds.add(cand.kind)
+        for target, shape in ((exercise, first), *_made_by(first)):  # the called function, then a Via's
+            rest = {**others, exercise: remembered(own[exercise])} if target != exercise and exercise in own \
+                else others
+            rest = {n: f for n, f in rest.items() if n != target and f is not None}
+            for cand in candidates:
+                if not accepts(cand.function, shape):
+                    continue
+                r.tried += 1
+                passed, _ = judge(cell, target, cand.function, rest, workdir)
+                if passed:
+                    r.passing.append(cand.name if target == exercise else f"{cand.name} (as {target})")
+                    r.kinds.add(cand.kind)
         r.seconds = time.perf_counter() - t0
         check = "" if r.solution_passes else f" (the solution FAILS: {r.solution_why})"
         log(f"  {gid}: {r.tried} tried, {len(r.passing)} pass, {r.seconds:.1f} s{check}"

@@ -9,6 +9,7 @@
   strings and integers, and floats equal to a relative ``1e-9`` (see :data:`FLOAT_RTOL`).
 """
 
+import dataclasses
 import json
 import math
 from pathlib import Path
@@ -155,7 +156,7 @@ def test_every_reference_answers_every_hidden_probe_that_is_not_an_error_case(as
     label. Checked on several seeds of every declared grader."""
     import numpy as np
 
-    from kpcourse.grading.judge.declared import hidden_probes
+    from kpcourse.grading.judge.declared import hidden_probes, outputs
 
     name, grader, _, _ = assignment
     lesson = getattr(getattr(grader, "visible", None), "LESSON", None)
@@ -163,16 +164,20 @@ def test_every_reference_answers_every_hidden_probe_that_is_not_an_error_case(as
         pytest.skip(f"{name}: no declared references")
     problems = []
     for cell, draw in grader.HIDDEN.items():
+        _, check = lesson.check(cell)
         reference = grader.REFERENCES[lesson.check(cell)[0].function]
         for seed in REFERENCE_SEEDS:
             for probe in hidden_probes(cell, draw, seed):
                 if probe.raises or probe.like is not None:
                     continue
-                try:
-                    out = reference(*probe.args, **probe.kwargs)
+                try:  # as the grader computes it (a Ref or Via argument made by its own references)
+                    (out,), _ = outputs(reference, dataclasses.replace(check, mistakes=(), accept=()), [probe],
+                                        grader.REFERENCES)
                 except Exception as exc:  # noqa: BLE001 - reported, whatever it is
+                    out = {"__raised__": f"{type(exc).__name__}: {exc}"}
+                if isinstance(out, dict) and "__raised__" in out:
                     if not probe.why:
-                        problems.append(f"{cell}, seed {seed}: {type(exc).__name__}: {exc}")
+                        problems.append(f"{cell}, seed {seed}: {out['__raised__']}")
                     continue
                 for part in out if isinstance(out, tuple) else (out,):
                     if part is None:  # an answer of its own ("no cycle"), not a number

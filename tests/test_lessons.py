@@ -78,6 +78,10 @@ NO_ALGORITHM = {
     "08": Rules(imports=(*_REFERENCES, "kpcourse._dual", "scipy"), nodes=(ast.While, ast.AugAssign),
                 calls=("np.linalg.norm", "np.array_split", "np.sqrt", "np.dot", "np.lexsort", ".permutation"),
                 loops=(_BY_ANSWERS, ())),
+    # no kernel, no training, no class chosen, no folds, no table read: the accuracy of given labels only
+    "09": Rules(imports=(*_REFERENCES, "kpcourse._dual", "kpcourse.datasets", "scipy"), operators=(ast.MatMult,),
+                names=("argmax", "unique", "exp", "qr", "array_split", "setdiff1d", "load_table", "bincount"),
+                nodes=(ast.While, ast.AugAssign)),
 }
 
 #: Left by the legacy checks: never in a notebook, a grader or a lesson module.
@@ -89,7 +93,8 @@ LEGACY_NOTEBOOK_OF = {"07": ("ovr_train",)}
 #: The graded solution cells of each source notebook: written answers, graded by hand, no grader cell.
 ANSWERS = {"01": ("ex5-similarity-answer",), "02": ("ex5-bias-answer",), "03": ("ex5-dual-answer",),
            "04": ("ex5-sets-answer",), "05": ("ex5-sigma-answer",),
-           "06": ("ex5-plans-answer",), "07": ("ex5-batch-answer",), "08": ("ex5-machines-answer",)}
+           "06": ("ex5-plans-answer",), "07": ("ex5-batch-answer",), "08": ("ex5-machines-answer",),
+           "09": ("ex3-choice-answer",)}
 
 #: Lessons whose setup cell or hidden tests read the course's data folder.
 NEEDS_DATA = ("07",)

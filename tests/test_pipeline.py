@@ -171,6 +171,15 @@ class Assignment:
                 self.exercises[current].append(gid)
         self.first = next(iter(self.solutions))
 
+    def losing(self, gid):
+        """The autograded cells that lose their points with solution cell ``gid``: its exercise's, and every
+        cell whose calls use a function it defines (the capstone's pipeline calls fit and predict)."""
+        import ast
+
+        defined = {n.name for n in ast.parse(self.solutions[gid]).body if isinstance(n, ast.FunctionDef)}
+        calling = [g for g, cell in _grader(self.name).cells().items() if set(cell.called()) & defined]
+        return list(dict.fromkeys([*self.exercises[gid], *calling]))
+
     def points(self, expect):
         """``{grade_id: points}`` of every autograded cell: ``expect``'s where it says, else full points."""
         return {g: float(expect.get(g, pts)) for g, pts in self.auto.items()}
@@ -423,21 +432,36 @@ def _lookup_cases(a: Assignment):
     only the fresh inputs defeat it."""
     import importlib
 
-    from kpcourse.checks._core import Ref, decode, encode
+    from kpcourse.checks._core import Ref, Via, decode, encode
     from kpcourse.grading.judge.declared import DEFAULT_SEED, hidden_probes
 
     grader = _grader(a.name)
+
+    def recorded(v):  # a Via argument as the table's own fit gives it: [name, its arguments, keywords]
+        if isinstance(v, Via):
+            return [v.function, [recorded(x) for x in v.args], {k: recorded(x) for k, x in v.kwargs.items()}]
+        return v
+
+    def made(v):  # the same argument as the grader's references make it
+        if isinstance(v, Via):
+            return grader.REFERENCES[v.function](*[made(x) for x in v.args],
+                                                 **{k: made(x) for k, x in v.kwargs.items()})
+        return v
+
     for exercise in importlib.import_module(f"kpcourse.checks.lesson{a.name[:2]}").LESSON.exercises:
-        table = {}
+        table, vias = {}, set()
         for check in exercise.checks:
             for probe in [*check.probes, *hidden_probes(check.cell, grader.HIDDEN[check.cell], DEFAULT_SEED)]:
                 if any(isinstance(v, Ref) for v in (*probe.args, *probe.kwargs.values())):
                     table = None
                     break
-                args, kwargs = decode(encode(list(probe.args))), decode(encode(dict(probe.kwargs)))  # as sent
+                vias |= {v.function for v in (*probe.args, *probe.kwargs.values()) if isinstance(v, Via)}
+                args = decode(encode([recorded(v) for v in probe.args]))  # as sent
+                kwargs = decode(encode({k: recorded(v) for k, v in probe.kwargs.items()}))
                 try:
-                    out = _table_entry(grader.REFERENCES[exercise.function](*copy.deepcopy(args),
-                                                                              **copy.deepcopy(kwargs)))
+                    out = _table_entry(grader.REFERENCES[exercise.function](
+                        *[made(v) for v in copy.deepcopy(probe.args)],
+                        **{k: made(v) for k, v in copy.deepcopy(probe.kwargs).items()}))
                 except Exception as exc:  # noqa: BLE001 - the reference refuses: so does the table
                     out = {"__raise__": type(exc).__name__}
                 table[_LOOKUP["_key"]((args, kwargs))] = out
@@ -446,11 +470,16 @@ def _lookup_cases(a: Assignment):
         text = json.dumps(table) if table else ""
         if not text or len(text) > _LOOKUP_BYTES:
             continue
-        code = (f"{_LOOKUP_HELPERS}\n\n\n_TABLE = json.loads({text!r})\n\n\n"
+        # a function whose result the probes pass on (fit, for predict) only records its arguments
+        recorders = "".join(f"def {v}(*args, **kwargs):\n    return [{v!r}, list(args), kwargs]\n\n\n"
+                            for v in sorted(vias))
+        code = (f"{_LOOKUP_HELPERS}\n\n\n_TABLE = json.loads({text!r})\n\n\n{recorders}"
                 f"def {exercise.function}(*args, **kwargs):\n    return _decode(_TABLE.get(_key((args, kwargs))))\n")
         nb = a.submission(replace={exercise.solution: code})
-        return {"lookup-table": (nb, dict.fromkeys(a.exercises[exercise.solution], 0.0)),
-                "lookup-same-seed": (copy.deepcopy(nb), {})}
+        # the cells of other exercises that call the replaced functions lose their points either way
+        others = [g for g in a.losing(exercise.solution) if g not in a.exercises[exercise.solution]]
+        return {"lookup-table": (nb, dict.fromkeys(a.losing(exercise.solution), 0.0)),
+                "lookup-same-seed": (copy.deepcopy(nb), dict.fromkeys(others, 0.0))}
     raise AssertionError(f"{a.name}: no exercise whose table of answers is under {_LOOKUP_BYTES} bytes")
 
 
@@ -496,7 +525,7 @@ def adversarial_cases(a: Assignment, guesses):
 
 def generic_cases(a: Assignment):
     others = [g for ex, tests in a.exercises.items() if ex != a.first for g in tests]
-    first_tests = a.exercises[a.first]
+    first_tests = a.losing(a.first)
     swallow = ("import time\nwhile True:\n    try:\n        time.sleep(0.05)\n"
                "    except KeyboardInterrupt:\n        pass")
     cases = {

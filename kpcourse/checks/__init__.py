@@ -1,6 +1,6 @@
 """Student-facing checks for the graded exercises: they say what is wrong, never what is right.
 
-One table per lesson (``lesson01`` … ``lesson08``: each exercise declared once, see
+One table per lesson (``lesson01`` … ``lesson09``: each exercise declared once, see
 :mod:`kpcourse.checks.exercise`), the shared plumbing in :mod:`kpcourse.checks._core`.
 Each visible test in an assignment is one call, e.g. ``checks.lesson02.test(
 "ex1-predict-tests", predict)``; the public names of every lesson's module (such as
@@ -19,7 +19,8 @@ from __future__ import annotations
 
 import importlib
 
-LESSONS = ("lesson01", "lesson02", "lesson03", "lesson04", "lesson05", "lesson06", "lesson07", "lesson08")
+LESSONS = ("lesson01", "lesson02", "lesson03", "lesson04", "lesson05", "lesson06", "lesson07", "lesson08",
+           "lesson09")
 
 _index = None
 

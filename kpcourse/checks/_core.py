@@ -37,7 +37,7 @@ from pathlib import Path
 import numpy as np
 
 __all__ = [
-    "Ref", "Call", "Answer", "Test", "call", "run", "produce", "encode", "decode",
+    "Ref", "Via", "names_of", "Call", "Answer", "Test", "call", "run", "produce", "encode", "decode",
     "fmt", "fail", "as_numbers", "check_shape", "check_close", "check_labels", "expect_raises", "one_number",
     "unpack", "same", "check_loop_free", "load_data", "load_mistakes",
 ]
@@ -238,8 +238,55 @@ class Ref:
         return self.name
 
 
+class Via:
+    """An argument that is what one of the student's functions returns on arguments of its own:
+    ``Via("fit", X, y, params)`` passes ``fit(X, y, params)`` (a model) to ``predict``.
+
+    It is made inside the same call, under the same time limit; an error of it is the call's.
+    """
+
+    def __init__(self, function, *args, **kwargs):
+        self.function, self.args, self.kwargs = str(function), args, kwargs
+
+    def __repr__(self):
+        return f"{self.function}(...)"
+
+
+def _to_data(a):
+    if isinstance(a, Ref):
+        return {"__ref__": a.name}
+    if isinstance(a, Via):
+        return {"__via__": a.function, "args": [_to_data(v) for v in a.args],
+                "kwargs": {k: _to_data(v) for k, v in a.kwargs.items()}}
+    return a
+
+
+def _from_data(a):
+    if isinstance(a, dict) and list(a) == ["__ref__"]:
+        return Ref(a["__ref__"])
+    if isinstance(a, dict) and set(a) == {"__via__", "args", "kwargs"} and isinstance(a["args"], list) \
+            and isinstance(a["kwargs"], dict):
+        return Via(a["__via__"], *[_from_data(v) for v in a["args"]],
+                   **{str(k): _from_data(v) for k, v in a["kwargs"].items()})
+    return a
+
+
+def names_of(call_):
+    """Every name of the student's that ``call_`` uses: its function, its Ref and Via arguments'."""
+    names, todo = {call_.function}, [*call_.args, *call_.kwargs.values()]
+    while todo:
+        a = todo.pop()
+        if isinstance(a, Ref):
+            names.add(a.name)
+        elif isinstance(a, Via):
+            names.add(a.function)
+            todo += [*a.args, *a.kwargs.values()]
+    return names
+
+
 class Call:
-    """One call of a student's function: its name and its arguments (plain data or :class:`Ref`).
+    """One call of a student's function: its name and its arguments (plain data, :class:`Ref`
+    or :class:`Via`).
 
     ``Call.measured(...)`` also records the peak memory the call allocated
     (``Answer.peak_bytes``, from :mod:`tracemalloc`); ``memory_limit`` (bytes, the result
@@ -261,24 +308,24 @@ class Call:
 
     def text(self):
         """``train(array([...]), learning_rate=0.5)``, short, for messages."""
-        parts = [fmt(a) if not isinstance(a, Ref) else a.name for a in self.args]
-        parts += [f"{k}={fmt(v) if not isinstance(v, Ref) else v.name}" for k, v in self.kwargs.items()]
+        def show(a):
+            return a.name if isinstance(a, Ref) else Call(a.function, *a.args, **a.kwargs).text() \
+                if isinstance(a, Via) else fmt(a)
+
+        parts = [show(a) for a in self.args] + [f"{k}={show(v)}" for k, v in self.kwargs.items()]
         return f"{self.function}({', '.join(parts)})"
 
     def to_data(self):
-        # a Ref travels as {"__ref__": name}: only Call.from_data (the probes) turns it back
-        args = [{"__ref__": a.name} if isinstance(a, Ref) else a for a in self.args]
-        kwargs = {k: {"__ref__": v.name} if isinstance(v, Ref) else v for k, v in self.kwargs.items()}
-        return {"function": self.function, "args": encode(args), "kwargs": encode(kwargs),
+        # a Ref travels as {"__ref__": name}, a Via as {"__via__": name, ...}: only Call.from_data
+        # (the probes) turns them back
+        return {"function": self.function, "args": encode([_to_data(a) for a in self.args]),
+                "kwargs": encode({k: _to_data(v) for k, v in self.kwargs.items()}),
                 "measure_memory": self.measure_memory, "memory_limit": self.memory_limit}
 
     @classmethod
     def from_data(cls, data):
-        def ref(a):
-            return Ref(a["__ref__"]) if isinstance(a, dict) and list(a) == ["__ref__"] else a
-
-        c = cls(data["function"], *[ref(a) for a in decode(data["args"])],
-                **{k: ref(v) for k, v in decode(data["kwargs"]).items()})
+        c = cls(data["function"], *[_from_data(a) for a in decode(data["args"])],
+                **{k: _from_data(v) for k, v in decode(data["kwargs"]).items()})
         c.measure_memory = bool(data.get("measure_memory"))
         limit = data.get("memory_limit")
         c.memory_limit = int(limit) if isinstance(limit, int) and not isinstance(limit, bool) else None
@@ -390,16 +437,29 @@ def call(func, call_, functions=None, *, time_limit=10.0, private=True):
     def resolve(a):
         if isinstance(a, Ref):
             return functions.get(a.name)
+        if isinstance(a, Via):  # made inside the time limit, below
+            return a
         return _copy(a) if private else a
+
+    def made(a):
+        if not isinstance(a, Via):
+            return a
+        if functions.get(a.function) is None:
+            raise NameError(f"{a.function} is not defined: run the cell that defines it (and check that it "
+                            "keeps this name)")
+        return functions[a.function](*[made(resolve(v)) for v in a.args],
+                                     **{k: made(resolve(v)) for k, v in a.kwargs.items()})
 
     args = [resolve(a) for a in call_.args]
     kwargs = {k: resolve(v) for k, v in call_.kwargs.items()}
-    before = ([_copy(a) for a in args], {k: _copy(v) for k, v in kwargs.items()}) if private else None
     if func is None:
         return Answer(call_, error="NameError", message="missing")
     peak = None
     try:
         with _time_limit(time_limit), _memory(call_.measure_memory) as measured:
+            args = [made(a) for a in args]
+            kwargs = {k: made(v) for k, v in kwargs.items()}
+            before = ([_copy(a) for a in args], {k: _copy(v) for k, v in kwargs.items()}) if private else None
             value = func(*args, **kwargs)
         peak = measured.get("peak")
     except _TimeUp:
@@ -515,8 +575,7 @@ def produce(cell_id, namespace):
         spec = json.loads(Path(os.environ[PROBES_ENV]).read_text())[cell_id]
         for test in spec["tests"]:
             calls = [Call.from_data(c) for c in test["calls"]]
-            names = {c.function for c in calls} | {a.name for c in calls for a in (*c.args, *c.kwargs.values())
-                                                   if isinstance(a, Ref)}
+            names = set().union(*(names_of(c) for c in calls))
             functions = {n: namespace.get(n) for n in names}
             answers = []
             for c in calls:

@@ -78,6 +78,9 @@ class Probe:
     memory_limit : int, optional
         Bytes a measured call may allocate, its result included: where set on a hidden
         probe, the grader runs the call itself under that limit (``Answer.limited``).
+    held : optional
+        Data a comparison reads beside the answer that never reaches the student's code
+        (the true labels of the rows a model predicts): not part of :meth:`call`.
     """
 
     args: tuple = ()
@@ -90,6 +93,7 @@ class Probe:
     mistake: str | None = None
     measured: bool = False
     memory_limit: int | None = None
+    held: object = None
 
     def call(self, function):
         c = (Call.measured if self.measured else Call)(function, *self.args, **self.kwargs)

@@ -8,7 +8,7 @@ Three kinds of data live here:
   :func:`quiz_transform`;
 * random toy sets with an exactly known boundary (:func:`circles`, :func:`unit_disc`);
 * real data read from files (:func:`load_banknote`, :func:`load_mnist`,
-  :func:`load_text`) and the text helpers :func:`sentences`, :func:`words`,
+  :func:`load_text`, the capstone's :func:`load_table`) and the text helpers :func:`sentences`, :func:`words`,
   :func:`chapters`.
 
 Each file is looked up, in this order, in the folder named by the environment
@@ -24,13 +24,14 @@ nor torch; all of that happens inside the functions.
 
 One file per part: ``examples`` (hand-sized examples and the quiz), ``toy`` (random toy
 sets), ``_files`` (where each file comes from and how it is checked), ``banknote``,
-``mnist`` (with :func:`deskew`) and ``text``.
+``mnist`` (with :func:`deskew`), ``text`` and ``tables`` (two tables scikit-learn installs).
 """
 
 from ._files import DataIntegrityError, DataNotFoundError, data_path
 from .banknote import load_banknote
 from .examples import msdn_example, quiz_points, quiz_transform, worked_example
 from .mnist import deskew, load_mnist
+from .tables import load_table
 from .text import NLTKDataWarning, chapters, load_text, sentences, words
 from .toy import circles, unit_disc
 
@@ -49,6 +50,7 @@ __all__ = [
     "load_mnist",
     "deskew",
     "load_text",
+    "load_table",
     "sentences",
     "words",
     "chapters",

@@ -28,7 +28,7 @@ INCLUDED = ("notebooks/", "release/", "kpcourse/", "benchmarks/RESULTS.md", "pyp
 STUDENT_README = """# kpcourse — kernel perceptrons (student edition)
 
 Eight lessons, each a lecture and an assignment, from a perceptron worked by hand on four points to
-a kernel perceptron on MNIST.
+a kernel perceptron on MNIST, then a capstone that puts them together on two tables no lesson used.
 
 - `notebooks/00-start-here.ipynb`: start here (the course map, prerequisites, notation, grading).
 - `notebooks/`: the lectures (`NN-slug.ipynb`) and their optional appendices.
@@ -46,7 +46,8 @@ python -m venv .venv
 ```
 
 The lectures download their data sets (MNIST, the banknotes, two novels) on first use, check them
-and keep them in a cache folder; set `KPCOURSE_DATA` to a folder of your choice to put them there.
+and keep them in a cache folder (the capstone's two tables are copied from the scikit-learn installed
+with the course); set `KPCOURSE_DATA` to a folder of your choice to put them there.
 Your course tells you how to hand in an assignment (the nbgrader *Assignments* tab on a JupyterHub,
 or a file upload) and when it is due.
 """

@@ -30,7 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
-from kpcourse.checks._core import Ref, Test
+from kpcourse.checks._core import Ref, Test, Via
 from kpcourse.checks.exercise import judge
 from kpcourse.grading.judge.spec import Cell
 
@@ -53,14 +53,22 @@ def outputs(reference, check, probes, references=None, lazy=False):
     """Expected outputs of ``probes`` and, for each, the output of each of ``check``'s mistakes.
 
     A :class:`~kpcourse.checks._core.Ref` argument (another of the student's functions)
-    is given to the reference as ``references[name]``, the grader's own. With ``lazy``,
+    is given to the reference as ``references[name]``, the grader's own; a
+    :class:`~kpcourse.checks._core.Via` argument as what ``references[name]`` returns. With ``lazy``,
     a probe's mistaken outputs are computed only when the judge first asks for them
     (a wrong answer): a right submission costs the grader one reference run per probe.
     """
     references = references or {}
 
+    def resolve(a):
+        if isinstance(a, Ref):
+            return references[a.name]
+        if isinstance(a, Via):  # the grader's own function on the same arguments
+            return references[a.function](*[resolve(v) for v in a.args],
+                                          **{k: resolve(v) for k, v in a.kwargs.items()})
+        return copy.deepcopy(a)
+
     def arguments(probe):
-        resolve = lambda a: references[a.name] if isinstance(a, Ref) else copy.deepcopy(a)  # noqa: E731
         return [resolve(a) for a in probe.args], {k: resolve(v) for k, v in probe.kwargs.items()}
 
     def mistakes_of(probe):

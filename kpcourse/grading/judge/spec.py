@@ -104,13 +104,12 @@ class Cell:
 
     def called(self):
         """Names of the student's functions the tests call or pass as arguments."""
-        from kpcourse.checks._core import Ref
+        from kpcourse.checks._core import names_of
 
         names = list(self.functions)
         for test in self.tests:
             for c in test.calls:
-                names.append(c.function)
-                names += [a.name for a in (*c.args, *c.kwargs.values()) if isinstance(a, Ref)]
+                names += [c.function, *sorted(names_of(c) - {c.function})]
         return tuple(dict.fromkeys(names))
 
     def judge_here(self, functions):

@@ -101,10 +101,18 @@ def _data_dirs():
         for p in os.environ.get(var, "").split(os.pathsep):
             if p and Path(p).is_dir():
                 dirs.append(str(Path(p).resolve()))
-    cache = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "kpcourse"
+    cache = _cache()
     if cache.is_dir():
         dirs.append(str(cache.resolve()))
     return dirs
+
+
+def _cache():
+    """The grader's data cache (as :mod:`kpcourse.datasets` finds it): mounted read-only, and named to
+    the sandbox by ``KPCOURSE_CACHE``, where its own home differs."""
+    if os.environ.get("KPCOURSE_CACHE"):
+        return Path(os.environ["KPCOURSE_CACHE"])
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "kpcourse"
 
 
 def _python_dirs():
@@ -133,9 +141,10 @@ def _env(workdir_inside, probes, timeout_threads=1):
                 "PYTHONPATH"):  # PYTHONPATH: where the grader found kpcourse (its folder is mounted)
         if os.environ.get(var):
             env[var] = os.environ[var]
-    if not os.environ.get("KPCOURSE_DATA"):
-        cache = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "kpcourse"
-        if cache.is_dir():
+    cache = _cache()
+    if cache.is_dir():
+        env["KPCOURSE_CACHE"] = str(cache.resolve())
+        if not os.environ.get("KPCOURSE_DATA"):
             env["KPCOURSE_DATA"] = str(cache.resolve())
     return env
 

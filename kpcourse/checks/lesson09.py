@@ -1,0 +1,187 @@
+"""Checks of the capstone (lesson 09): the student's own multi-class kernel perceptron — ``fit`` and
+``predict`` for labels of any type — and a ``pipeline`` that standardises, chooses its settings and
+refits, scored on rows it never saw.
+
+Nearest course code, and the probe that defeats a copy of it:
+
+* ``fit`` / ``predict`` (ex1): appendix 07 cell 5's multi-class perceptron takes a precomputed
+  Gram matrix and labels 0..C-1, and lecture 07's one-vs-rest trains on precomputed scores; the
+  probes pass raw rows and labels that are strings, numbers other than 0..C-1 and floats, and ask
+  for the same labels back. The locked helpers of assignments 07 and 08 are binary.
+* ``pipeline`` (ex2): lecture 08 cells 27-29 choose σ with scikit-learn (absent while grading).
+  The hidden rows are the capstone's tables, transformed afresh for every notebook (a random
+  rotation, scales, offsets, the features shuffled, jitter), and rows drawn from Gaussians the
+  grader fits: no row is a public row, so no public label helps; the true labels never reach the
+  student's code (:attr:`~kpcourse.checks.exercise.Probe.held`), and each accuracy is judged
+  against the grader's own pipeline on the same split.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from kpcourse.checks._core import Via, _type_name, fmt, load_mistakes
+from kpcourse.checks.exercise import Check, Exercise, Lesson, Probe, comparison
+
+__all__ = ["LESSON", "test", "LINEAR", "rbf"]
+
+#: The named mistakes, key -> hint (``data/lesson09.mistakes.toml``).
+MISTAKES = load_mistakes("lesson09")
+
+#: The settings every ``fit`` understands: a linear kernel, and a Gaussian one of width sigma.
+LINEAR = {"kernel": "linear", "epochs": 200}
+
+
+def rbf(sigma, epochs=50):
+    """The settings of a Gaussian kernel of width ``sigma``."""
+    return {"kernel": "rbf", "sigma": float(sigma), "epochs": int(epochs)}
+
+
+_R = np.random.default_rng(900)
+
+# Three well-separated groups in 4-D (10 rows each) and one query near the middle of each group.
+_CENTRES = np.array([[4.0, 0, 0, 0], [0, 4.0, 0, 0], [0, 0, 4.0, 0]])
+XB = np.round(np.repeat(_CENTRES, 10, axis=0) + _R.normal(scale=0.5, size=(30, 4)), 2)
+_GROUP = np.repeat(np.arange(3), 10)
+XB_NEW = np.round(_CENTRES + _R.normal(scale=0.2, size=(3, 4)), 2)
+NAMES = np.array(["ash", "birch", "cedar"])
+CODES = np.array([10, 20, 30])
+LEVELS = np.array([-1.5, 0.5, 2.5])
+
+# Three overlapping groups in 3-D (60 rows), twelve new rows: a model with mistakes on its own rows.
+XO = np.round(_R.normal(size=(60, 3)) + np.repeat(np.eye(3) * 1.2, 20, axis=0), 2)
+YO = np.repeat(NAMES, 20)
+XO_NEW = np.round(_R.normal(size=(12, 3)) * 1.5, 2)
+FAR = np.full((4, 3), 1000.0)
+
+# Five groups at the corners of a pentagon (8 rows each, 2-D): separable by lines, not through 0.
+_ANGLE = 2 * np.pi * np.arange(5) / 5
+XP = np.round(np.repeat(np.c_[np.cos(_ANGLE), np.sin(_ANGLE)] * 4 + 1.5, 8, axis=0)
+              + _R.uniform(-0.6, 0.6, size=(40, 2)), 2)
+YP = np.repeat(np.array(["p0", "p1", "p2", "p3", "p4"]), 8)
+# Two classes on the same side of the origin (x_0 below 2.5 or above 3.5): separable only with a bias.
+# Two rows on one ray from the origin, one of each class: no line through 0 separates them.
+XS = np.round(np.c_[np.r_[_R.uniform(1.0, 2.5, size=8), 2.0, _R.uniform(3.5, 5.0, size=8), 4.0],
+                    np.r_[_R.uniform(-1, 1, size=8), 0.0, _R.uniform(-1, 1, size=8), 0.0]], 2)
+YS = np.repeat(np.array([-1, 1]), 9)
+
+# Thirty distinct points in 5-D with labels drawn at random: a narrow Gaussian kernel memorises them.
+XM = np.round(_R.uniform(-1, 1, size=(30, 5)), 2)
+YM = NAMES[_R.integers(0, 3, size=30)]
+
+# The pipeline: three Gaussian classes in 8-D, 150 rows to learn from, 150 new rows.
+_MEANS = _R.normal(scale=1.0, size=(3, 8))
+_SCALE = np.round(_R.uniform(0.4, 7.0, size=8), 2)  # features on different scales: standardising matters
+_CLASS = np.tile(np.arange(3), 100)
+XG = np.round((_MEANS[_CLASS] + _R.normal(size=(300, 8))) * _SCALE + 50, 3)
+YG = NAMES[_CLASS]
+XG_FIT, YG_FIT, XG_NEW, YG_NEW = XG[:150], YG[:150], XG[150:], YG[150:]
+
+
+def _model(X, y, params):
+    return Via("fit", X, y, params)
+
+
+# ------------------------------------------------------------------ comparisons
+@comparison("capstone_labels")
+def _labels(value, expected, name, check, probe, answer):
+    """The same labels as the training labels' type (strings stay strings), entry by entry."""
+    want = np.asarray(expected)
+    try:
+        arr = np.asarray(value)
+    except Exception:  # noqa: BLE001 - something odd came back
+        arr = None
+    if arr is None or arr.shape != want.shape:
+        raise AssertionError(f"{name} should return {len(want)} labels (one per row), got {_type_name(value)} "
+                             f"{fmt(value)}")
+    if (arr.dtype.kind in "US") != (want.dtype.kind in "US"):
+        kind = "strings" if want.dtype.kind in "US" else "numbers"
+        raise AssertionError(f"{name} should return labels like the ones fit was given ({kind}), got {fmt(value)}")
+    if not np.array_equal(arr, want):
+        raise AssertionError(f"{name} gave {int((arr != want).sum())} wrong label(s) of {len(want)}: {fmt(value)}")
+
+
+@comparison("capstone_head")
+def _head(value, expected, name, check, probe, answer):
+    """One label per new row, and the rows it shares with another call labelled alike."""
+    n = len(probe.args[1])
+    arr = np.asarray(value) if isinstance(value, (list, tuple, np.ndarray)) else None
+    if arr is None or arr.shape != (n,):
+        raise AssertionError(f"{name} should return {n} labels (one per row), got {fmt(value)}")
+    m = min(n, len(expected))
+    if not np.array_equal(arr[:m], np.asarray(expected)[:m]):
+        raise AssertionError(f"{name} labels the same rows differently")
+
+
+@comparison("capstone_accuracy")
+def _accuracy(value, expected, name, check, probe, answer):
+    """Accuracy on the held labels at most ``below`` under the grader's pipeline's: ``check.options["below"]``,
+    or the probe's own (``held={"labels": ..., "below": ...}``, for a small test part)."""
+    held = probe.held if isinstance(probe.held, dict) else {"labels": probe.held}
+    truth, below = np.asarray(held["labels"]), held.get("below", check.options["below"])
+    arr = np.asarray(value) if isinstance(value, (list, tuple, np.ndarray)) else None
+    if arr is None or arr.shape != truth.shape:
+        raise AssertionError(f"{name} should return {len(truth)} labels (one per row), got {fmt(value)}")
+    if (arr.dtype.kind in "US") != (truth.dtype.kind in "US"):
+        raise AssertionError(f"{name} should return labels like the ones pipeline was given, got {fmt(value[:5])}")
+    mine, course = float(np.mean(arr == truth)), float(np.mean(np.asarray(expected) == truth))
+    if mine < course - below - 1e-12:
+        raise AssertionError(f"{name}: accuracy {mine:.3f}, more than {below:.2f} below the course's own pipeline "
+                             f"on the same rows ({course:.3f})")
+
+
+# ----------------------------------------------------------------- the exercises
+MODEL = Exercise(
+    "predict", "ex1-model", "fit and predict", helpers=("fit",), time_limit=20.0, mistakes=MISTAKES["predict"],
+    checks=[
+        Check("ex1-model-tests-labels", compare="capstone_labels", hidden_label="new groups, labels of each type",
+              mistakes=("label_codes",), whole=True, probes=[
+                  Probe((_model(XB, NAMES[_GROUP], LINEAR), XB_NEW),
+                        label="three groups of 10 rows in 4-D labelled 'ash', 'birch', 'cedar', a row near each"),
+                  Probe((_model(XB, CODES[_GROUP], LINEAR), XB_NEW), label="the same labelled 10, 20, 30"),
+                  Probe((_model(XB, LEVELS[_GROUP], rbf(2.0)), XB_NEW),
+                        label="the same labelled -1.5, 0.5, 2.5, a Gaussian kernel (sigma=2)"),
+                  Probe((_model(XB[:20], NAMES[_GROUP][:20], LINEAR), XB_NEW[:2]),
+                        label="two of the groups ('ash', 'birch')")]),
+        Check("ex1-model-tests-contract", compare="capstone_head", hidden_label="new data", pure="changes_input",
+              probes=[
+                  Probe((_model(XO, YO, rbf(1.0)), XO_NEW), compare="none",
+                        label="three overlapping groups of 20 rows in 3-D, sigma=1, 12 new rows"),
+                  Probe((_model(XO, YO, rbf(1.0)), XO_NEW), like=0, mistake="not_deterministic",
+                        label="the same fit and rows again"),
+                  Probe((_model(XO, YO, rbf(1.0)), XO_NEW[:1]), like=0, mistake="batch_statistics",
+                        label="the first new row alone"),
+                  Probe((_model(XO, YO, rbf(1.0)), np.r_[XO_NEW, FAR]), like=0, mistake="batch_statistics",
+                        label="the 12 new rows and 4 far-away rows in one call")]),
+        Check("ex1-model-tests-separable", compare="capstone_labels", hidden_label="new separable groups",
+              probes=[
+                  Probe((_model(XP, YP, LINEAR), XP), mistake="not_separating",
+                        label="five groups of 8 rows at the corners of a pentagon, linear kernel, "
+                              "predicted on the rows learned")]),
+        Check("ex1-model-tests-bias", compare="capstone_labels", hidden_label="new groups split by a line that "
+              "misses the origin", probes=[
+                  Probe((_model(XS, YS, LINEAR), XS), mistake="no_bias",
+                        label="two groups split by the line x_0 = 3 (labels -1, 1), two of their rows on one ray "
+                              "from 0, linear kernel, predicted on the rows learned")]),
+        Check("ex1-model-tests-memorise", compare="capstone_labels", hidden_label="new random points and labels",
+              probes=[
+                  Probe((_model(XM, YM, rbf(0.05)), XM), mistake="not_memorised",
+                        label="30 random rows in 5-D with random labels, sigma=0.05, predicted on the rows "
+                              "learned")]),
+    ])
+
+PIPELINE = Exercise(
+    "predict", "ex2-pipeline", "the pipeline", helpers=("pipeline", "fit"), time_limit=60.0, checks=[
+        Check("ex2-pipeline-tests-near", compare="capstone_accuracy", options={"below": 0.10},
+              hidden_label="new rows of the capstone's tables, transformed, and rows drawn from them", probes=[
+                  Probe((Via("pipeline", XG_FIT, YG_FIT, 0), XG_NEW), held=YG_NEW,
+                        label="three Gaussian classes in 8-D on scales from 0.4 to 7, 150 rows to learn from, "
+                              "150 new rows")]),
+        Check("ex2-pipeline-tests-close", compare="capstone_accuracy", options={"below": 0.05},
+              hidden_label="new rows of breast cancer, transformed, and rows drawn from wine", probes=[
+                  Probe((Via("pipeline", XG_FIT, YG_FIT, 1), XG_NEW), held=YG_NEW,
+                        label="the same rows, seed=1")]),
+    ])
+
+LESSON = Lesson("lesson09", [MODEL, PIPELINE])
+test = LESSON.test
