@@ -166,3 +166,23 @@ def test_a_lookup_of_the_public_rows_earns_nothing(own):
         with pytest.raises(AssertionError, match="below the course's own pipeline"):
             dataclasses.replace(judged, tests=judged.tests[1:]).judge_here(
                 {k: attack[k] for k in ("fit", "predict", "pipeline")})
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_the_select_probes_tell_the_mistakes_apart(seed):
+    """Every hidden select draw: one best setting, not the first; the recomputed entries change when the
+    table is fitted on every row; the visible entries likewise; the table's entries are what fit and predict
+    give on the stated folds."""
+    for cell in ("ex2-select-tests-folds", "ex2-select-tests-table"):
+        for probe in hidden_probes(cell, GRADER.HIDDEN[cell], seed):
+            if probe.raises or probe.like is not None:
+                continue
+            means = REF["select"](*probe.args)[1].mean(axis=1)
+            assert np.sum(means == means.min()) == 1 and int(np.argmin(means)) != 0, cell
+    right = REF["select"](checks.XO, checks.YO, checks.GRID, checks.FOLDS, checks.SEED)[1]
+    leaky = REF["select"](checks.XO, checks.YO, checks.GRID, checks.FOLDS, checks.SEED, mistake="leaky")[1]
+    for g, f in checks.ENTRIES:
+        assert right[g, f] != leaky[g, f]
+        rest, fold = checks._fold_rows(len(checks.YO), checks.FOLDS, checks.SEED, f)
+        model = REF["fit"](checks.XO[rest], checks.YO[rest], checks.GRID[g])
+        assert np.mean(REF["predict"](model, checks.XO[fold]) != checks.YO[fold]) == pytest.approx(right[g, f])

@@ -171,13 +171,31 @@ class Assignment:
                 self.exercises[current].append(gid)
         self.first = next(iter(self.solutions))
 
-    def losing(self, gid):
-        """The autograded cells that lose their points with solution cell ``gid``: its exercise's, and every
-        cell whose calls use a function it defines (the capstone's pipeline calls fit and predict)."""
+    def losing(self, gid, through=True):
+        """The autograded cells that lose their points with solution cell ``gid`` when it defines nothing:
+        its exercise's, and every cell whose calls use a function it defines (the capstone's pipeline calls
+        fit and predict), ``through`` the student's other functions too (select calls them); without
+        ``through``, only the cells that call them directly (the functions exist, but answer wrongly)."""
         import ast
 
+        uses = {}  # each solution function -> the names it reads (what it calls among them)
+        for code in self.solutions.values():
+            for n in ast.parse(code).body:
+                if isinstance(n, ast.FunctionDef):
+                    uses[n.name] = {m.id for m in ast.walk(n) if isinstance(m, ast.Name)}
         defined = {n.name for n in ast.parse(self.solutions[gid]).body if isinstance(n, ast.FunctionDef)}
-        calling = [g for g, cell in _grader(self.name).cells().items() if set(cell.called()) & defined]
+
+        def reached(names):  # the functions named, and those they call, and so on
+            seen, todo = set(), list(names)
+            while todo:
+                name = todo.pop()
+                if name in uses and name not in seen:
+                    seen.add(name)
+                    todo += uses[name]
+            return seen | set(names)
+
+        calling = [g for g, cell in _grader(self.name).cells().items()
+                   if (reached(cell.called()) if through else set(cell.called())) & defined]
         return list(dict.fromkeys([*self.exercises[gid], *calling]))
 
     def points(self, expect):
@@ -477,8 +495,9 @@ def _lookup_cases(a: Assignment):
                 f"def {exercise.function}(*args, **kwargs):\n    return _decode(_TABLE.get(_key((args, kwargs))))\n")
         nb = a.submission(replace={exercise.solution: code})
         # the cells of other exercises that call the replaced functions lose their points either way
-        others = [g for g in a.losing(exercise.solution) if g not in a.exercises[exercise.solution]]
-        return {"lookup-table": (nb, dict.fromkeys(a.losing(exercise.solution), 0.0)),
+        losing = a.losing(exercise.solution, through=False)
+        others = [g for g in losing if g not in a.exercises[exercise.solution]]
+        return {"lookup-table": (nb, dict.fromkeys(losing, 0.0)),
                 "lookup-same-seed": (copy.deepcopy(nb), dict.fromkeys(others, 0.0))}
     raise AssertionError(f"{a.name}: no exercise whose table of answers is under {_LOOKUP_BYTES} bytes")
 

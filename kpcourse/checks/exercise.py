@@ -81,6 +81,10 @@ class Probe:
     held : optional
         Data a comparison reads beside the answer that never reaches the student's code
         (the true labels of the rows a model predicts): not part of :meth:`call`.
+    function : str, optional
+        Another of the student's functions, called by this probe in place of the exercise's,
+        whose answer is compared with the exercise's (``like``): a table entry of ``select``
+        recomputed with the student's own ``fit`` and ``predict``.
     """
 
     args: tuple = ()
@@ -94,9 +98,10 @@ class Probe:
     measured: bool = False
     memory_limit: int | None = None
     held: object = None
+    function: str | None = None
 
     def call(self, function):
-        c = (Call.measured if self.measured else Call)(function, *self.args, **self.kwargs)
+        c = (Call.measured if self.measured else Call)(self.function or function, *self.args, **self.kwargs)
         c.memory_limit = self.memory_limit
         return c
 
@@ -330,7 +335,7 @@ def judge(exercise, check, answers, expected, mistaken, *, hidden=False, probes=
             problems.append(exercise.mistakes[check.pure])
             break
         value = answer.get(f"{fname} on {label}" if hidden else None)  # not written / raised: say that first
-        if exercise.returns:
+        if exercise.returns and not probe.function:  # (another function's answer is not the exercise's tuple)
             value = unpack(value, fname, exercise.returns)
         if probe.like is not None:
             if answers[probe.like].error is not None:

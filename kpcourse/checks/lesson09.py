@@ -23,7 +23,7 @@ import numpy as np
 from kpcourse.checks._core import Via, _type_name, fmt, load_mistakes
 from kpcourse.checks.exercise import Check, Exercise, Lesson, Probe, comparison
 
-__all__ = ["LESSON", "test", "LINEAR", "rbf"]
+__all__ = ["LESSON", "test", "LINEAR", "rbf", "GRID"]
 
 #: The named mistakes, key -> hint (``data/lesson09.mistakes.toml``).
 MISTAKES = load_mistakes("lesson09")
@@ -68,6 +68,27 @@ YS = np.repeat(np.array([-1, 1]), 9)
 # Thirty distinct points in 5-D with labels drawn at random: a narrow Gaussian kernel memorises them.
 XM = np.round(_R.uniform(-1, 1, size=(30, 5)), 2)
 YM = NAMES[_R.integers(0, 3, size=30)]
+
+# Cross-validation: the overlapping groups, three settings of few epochs.
+GRID = [{"kernel": "linear", "epochs": 20}, rbf(0.5, 20), rbf(2.0, 20)]
+FOLDS, SEED = 4, 5
+#: (setting, fold) of the visible table entries recomputed with the student's own fit and predict.
+ENTRIES = ((1, 0), (2, 3))
+
+
+def _fold_rows(n, k, seed, f):
+    """Rows of fold ``f`` and of the other folds (in their order in the data), by the rule the notebook states."""
+    folds = np.array_split(np.random.default_rng(seed).permutation(n), k)
+    return np.setdiff1d(np.arange(n), folds[f]), folds[f]
+
+
+def _entry(X, y, grid, k, seed, g, f):
+    """A probe of the table entry (g, f): predict on fold f with fit on the other folds, grid[g]."""
+    rest, fold = _fold_rows(len(y), k, seed, f)
+    return Probe((Via("fit", X[rest], y[rest], grid[g]), X[fold]), function="predict", like=0,
+                 compare="capstone_entry", held={"entry": (g, f), "labels": y[fold]}, mistake="leaky",
+                 label=f"the table's entry for grid[{g}] and fold {f}, recomputed with your fit and predict")
+
 
 # The pipeline: three Gaussian classes in 8-D, 150 rows to learn from, 150 new rows.
 _MEANS = _R.normal(scale=1.0, size=(3, 8))
@@ -130,6 +151,55 @@ def _accuracy(value, expected, name, check, probe, answer):
                              f"on the same rows ({course:.3f})")
 
 
+@comparison("capstone_folds")
+def _folds(value, expected, name, check, probe, answer):
+    """The folds of the stated rule, exactly (a list of arrays of row indices)."""
+    try:
+        folds = [np.asarray(f) for f in value[2]]
+        same = len(folds) == len(expected[2]) and all(
+            f.shape == np.shape(e) and np.array_equal(f, e) for f, e in zip(folds, expected[2], strict=False))
+    except Exception:  # noqa: BLE001 - something odd came back
+        same = False
+    if not same:
+        raise AssertionError(f"{name}: the folds are not np.array_split(np.random.default_rng(seed).permutation(n), "
+                             "n_folds)")
+
+
+@comparison("capstone_best")
+def _best(value, expected, name, check, probe, answer):
+    """best is the setting of the smallest mean error in the answer's own table (the first on a tie)."""
+    grid = probe.args[2]
+    try:
+        table = np.asarray(value[1], dtype=float)
+        ok_shape = table.shape == (len(grid), probe.args[3]) and bool(np.all((table >= 0) & (table <= 1)))
+    except Exception:  # noqa: BLE001 - something odd came back
+        ok_shape = False
+    if not ok_shape:
+        raise AssertionError(f"{name}: the table should be an array of shape (len(grid), n_folds) = "
+                             f"{(len(grid), probe.args[3])} of error rates between 0 and 1, got {fmt(value[1])}")
+    means = table.mean(axis=1)
+    first = int(np.flatnonzero(means <= means.min() + 1e-12)[0])
+    if value[0] != grid[first]:
+        raise AssertionError(f"{name}: best is {fmt(value[0])}, not the first setting with the smallest mean error "
+                             "in your own table")
+
+
+@comparison("capstone_entry")
+def _table_entry(value, expected, name, check, probe, answer):
+    """The error rate of the labels predicted on one fold equals the table's entry (the like probe's answer)."""
+    truth, (g, f) = np.asarray(probe.held["labels"]), probe.held["entry"]
+    arr = np.asarray(value) if isinstance(value, (list, tuple, np.ndarray)) else None
+    if arr is None or arr.shape != truth.shape:
+        raise AssertionError(f"{name}: predict should return {len(truth)} labels, got {fmt(value)}")
+    try:
+        entry = float(np.asarray(expected[1], dtype=float)[g, f])
+    except Exception:  # noqa: BLE001 - the table's shape is judged by the other check
+        raise AssertionError(f"{name}: your select's table has no entry ({g}, {f})") from None
+    if abs(float(np.mean(arr != truth)) - entry) > 1e-9:
+        raise AssertionError(f"{name}: your table says {entry:.4f}, your fit and predict give "
+                             f"{float(np.mean(arr != truth)):.4f}")
+
+
 # ----------------------------------------------------------------- the exercises
 MODEL = Exercise(
     "predict", "ex1-model", "fit and predict", helpers=("fit",), time_limit=20.0, mistakes=MISTAKES["predict"],
@@ -170,6 +240,20 @@ MODEL = Exercise(
                               "learned")]),
     ])
 
+SELECT = Exercise(
+    "select", "ex2-pipeline", "cross-validation", helpers=("fit", "predict"), time_limit=30.0,
+    mistakes=MISTAKES["select"], checks=[
+        Check("ex2-select-tests-folds", hidden_label="new data, grids and seeds", probes=[
+            Probe((XO, YO, GRID, FOLDS, SEED), compare="capstone_folds", mistake="fold_rule",
+                  label=f"the three overlapping groups, grid={GRID}, n_folds={FOLDS}, seed={SEED}: the folds"),
+            Probe((XO, YO, GRID, FOLDS, SEED), compare="capstone_best", mistake="not_argmin",
+                  label="the same: the table and best"),
+            Probe((XO, YO, GRID, 1, SEED), raises="ValueError", why="n_folds is 1")]),
+        Check("ex2-select-tests-table", hidden_label="new data, grids, seeds and entries", probes=[
+            Probe((XO, YO, GRID, FOLDS, SEED), compare="none", label="the same call"),
+            *(_entry(XO, YO, GRID, FOLDS, SEED, g, f) for g, f in ENTRIES)]),
+    ])
+
 PIPELINE = Exercise(
     "predict", "ex2-pipeline", "the pipeline", helpers=("pipeline", "fit"), time_limit=60.0, checks=[
         Check("ex2-pipeline-tests-near", compare="capstone_accuracy", options={"below": 0.10},
@@ -183,5 +267,5 @@ PIPELINE = Exercise(
                         label="the same rows, seed=1")]),
     ])
 
-LESSON = Lesson("lesson09", [MODEL, PIPELINE])
+LESSON = Lesson("lesson09", [MODEL, SELECT, PIPELINE])
 test = LESSON.test

@@ -74,6 +74,23 @@ def predict(model, X, mistake=None):
     return best if mistake == "label_codes" else model["classes"][best]
 
 
+def select(X, y, grid, n_folds, seed, mistake=None):
+    """Cross-validation with the folds of the stated rule: (best, table, folds)."""
+    X, y = np.asarray(X, dtype=float), np.asarray(y)
+    if not 2 <= n_folds <= len(y):
+        raise ValueError(f"n_folds must be between 2 and {len(y)}")
+    permutation = np.random.default_rng(seed + (1 if mistake == "fold_rule" else 0)).permutation(len(y))
+    folds = np.array_split(permutation, n_folds)
+    table = np.zeros((len(grid), n_folds))
+    for f, fold in enumerate(folds):
+        rest = np.arange(len(y)) if mistake == "leaky" else np.setdiff1d(np.arange(len(y)), fold)
+        for g, params in enumerate(grid):
+            table[g, f] = np.mean(predict(fit(X[rest], y[rest], params), X[fold]) != y[fold])
+    means = table.mean(axis=1)
+    best = int(np.argmax(means)) if mistake == "not_argmin" else int(np.argmin(means))
+    return grid[best], table, folds
+
+
 def _grid(d):
     return [visible.LINEAR, *(visible.rbf(c * np.sqrt(d)) for c in (0.25, 0.5, 1.0, 2.0))]
 
@@ -96,7 +113,7 @@ def pipeline(X, y, seed):
     return model
 
 
-REFERENCES = {"predict": predict, "fit": fit, "pipeline": pipeline}
+REFERENCES = {"predict": predict, "fit": fit, "select": select, "pipeline": pipeline}
 
 
 # --------------------------------------------------------------- hidden probes
@@ -159,6 +176,42 @@ def _memorise(rng):
     return [Probe((Via("fit", X, y, visible.rbf(0.05)), X), mistake="not_memorised")]
 
 
+def _select_data(rng):
+    """Overlapping groups (2 to 4 features, 3 classes, 30 to 45 rows), a grid of a linear and two Gaussian
+    settings, 3 to 5 folds and a seed, on which the smallest mean error is one setting's alone and not the
+    first's (a choice fixed in advance is caught)."""
+    for _ in range(50):
+        d, n = int(rng.integers(2, 5)), int(rng.integers(30, 46))
+        X = rng.normal(size=(n, d)) + np.eye(d)[rng.integers(0, min(d, 3), size=n)] * 1.5
+        y = _names(rng, 3)[rng.integers(0, 3, size=n)]
+        X = X + (np.asarray(y == y[0], dtype=float)[:, None] * rng.normal(scale=0.8, size=d))
+        grid = [{"kernel": "linear", "epochs": 20},
+                *(visible.rbf(s, 20) for s in rng.choice([0.3, 0.7, 1.5, 3.0], size=2, replace=False))]
+        k, seed = int(rng.integers(3, 6)), int(rng.integers(1000))
+        means = select(X, y, grid, k, seed)[1].mean(axis=1)
+        if np.sum(means == means.min()) == 1 and int(np.argmin(means)) != 0:
+            break
+    return X, y, grid, k, seed
+
+
+def _select_folds(rng):
+    X, y, grid, k, seed = _select_data(rng)
+    return [Probe((X, y, grid, k, seed), compare="capstone_folds", mistake="fold_rule"),
+            Probe((X, y, grid, k, seed), compare="capstone_best", mistake="not_argmin"),
+            Probe((X, y, grid, len(y) + 1, seed), raises="ValueError", why="n_folds is larger than the rows")]
+
+
+def _select_table(rng):
+    """Two entries of the table, each one that fitting on every row (the fold included) would change."""
+    X, y, grid, k, seed = _select_data(rng)
+    right, leaky = select(X, y, grid, k, seed)[1], select(X, y, grid, k, seed, mistake="leaky")[1]
+    telling = np.argwhere(right != leaky)
+    chosen = telling[rng.permutation(len(telling))[:2]] if len(telling) >= 2 else \
+        np.array([[int(rng.integers(len(grid))), int(rng.integers(k))] for _ in range(2)])
+    return [Probe((X, y, grid, k, seed), compare="none"),
+            *(visible._entry(X, y, grid, k, seed, int(g), int(f)) for g, f in chosen)]
+
+
 def _transformed(rng, name):
     """Table ``name``, transformed afresh (see the module's doc), its classes renamed."""
     X, y = load_table(name)
@@ -211,6 +264,7 @@ def _near(rng):
 HIDDEN = {"ex1-model-tests-labels": _labels, "ex1-model-tests-contract": _contract,
           "ex1-model-tests-separable": _separable, "ex1-model-tests-bias": _bias,
           "ex1-model-tests-memorise": _memorise,
+          "ex2-select-tests-folds": _select_folds, "ex2-select-tests-table": _select_table,
           "ex2-pipeline-tests-near": _near, "ex2-pipeline-tests-close": _large}
 
 visible_data, cells = declared.grader(visible.LESSON, REFERENCES, HIDDEN)

@@ -67,6 +67,16 @@ _GRID = '''    width = np.sqrt(X.shape[1])
         {"kernel": "rbf", "sigma": c * width, "epochs": 50} for c in (0.25, 0.5, 1.0, 2.0)]
 '''
 
+_PIPELINE = '''def pipeline(X, y, seed):
+    X, y = np.array(X, dtype=float), np.asarray(y)
+    mean, scale = X.mean(axis=0), X.std(axis=0)
+    scale[scale == 0] = 1.0
+    Z = (X - mean) / scale
+''' + _GRID + '''    model = fit(Z, y, select(Z, y, grid, 5, seed)[0])
+    model.update(mean=mean, scale=scale)
+    return model
+'''
+
 _NO_LABELS = {"ex1-model-tests-labels": 0, "ex1-model-tests-separable": 0, "ex1-model-tests-bias": 0,
               "ex1-model-tests-memorise": 0, "ex2-pipeline-tests-near": 0, "ex2-pipeline-tests-close": 0}
 _NO_PIPELINE = {"ex2-pipeline-tests-near": 0, "ex2-pipeline-tests-close": 0}
@@ -93,6 +103,22 @@ CASES = {
         "expect": {"ex1-model-tests-contract": 0},
         "message": "a row's label depends on the other rows predicted with it",
         "loose": ("ex1-model-tests-labels", "ex2-pipeline-tests-near", "ex2-pipeline-tests-close"),
+    },
+    # Every entry of the table from a model fitted on all the rows, the fold included (the pipeline chooses
+    # with a right cross-validation of its own, so that only select's cells are at stake).
+    "select-leaky": {
+        "replace": {"ex2-pipeline": _SELECT.replace("        train = np.setdiff1d(np.arange(len(y)), held)\n",
+                                                    "        train = np.arange(len(y))\n")
+                    + _SELECT.replace("def select(", "def _choose(") + _PIPELINE.replace("select(Z", "_choose(Z")},
+        "expect": {"ex2-select-tests-table": 0},
+        "message": "fit on those rows only",
+    },
+    # The first setting, whatever the table says.
+    "select-fixed": {
+        "replace": {"ex2-pipeline": _SELECT.replace("grid[int(np.argmin(table.mean(axis=1)))]", "grid[0]")
+                    + _PIPELINE},
+        "expect": {"ex2-select-tests-folds": 0},
+        "message": "the smallest mean",
     },
     # ------------------------------------------------------------ the public tables
     # The public tables read from the data cache; each new row gets the class of its nearest public row,
@@ -139,16 +165,8 @@ def predict(model, X):
         "replace": {"ex2-pipeline": "from sklearn.model_selection import KFold\n\n\n" + _SELECT.replace(
             "    folds = np.array_split(np.random.default_rng(seed).permutation(len(y)), n_folds)\n",
             "    folds = [test for _, test in KFold(n_folds, shuffle=True, random_state=seed).split(X)]\n")
-            + '''def pipeline(X, y, seed):
-    X, y = np.array(X, dtype=float), np.asarray(y)
-    mean, scale = X.mean(axis=0), X.std(axis=0)
-    scale[scale == 0] = 1.0
-    Z = (X - mean) / scale
-''' + _GRID + '''    model = fit(Z, y, select(Z, y, grid, 5, seed)[0])
-    model.update(mean=mean, scale=scale)
-    return model
-'''},
-        "expect": _NO_PIPELINE,
+            + _PIPELINE},
+        "expect": {"ex2-select-tests-folds": 0, "ex2-select-tests-table": 0, **_NO_PIPELINE},
         "message": "calling sklearn.model_selection.KFold gets no credit",
     },
 }

@@ -90,8 +90,9 @@ def outputs(reference, check, probes, references=None, lazy=False):
             mistaken.append({})
             continue
         args, kwargs = arguments(probe)
-        try:
-            expected.append(reference(*args, **kwargs))
+        try:  # (a probe that calls another of the student's functions: the grader's own of that name)
+            expected.append((references[probe.function] if getattr(probe, "function", None) else reference)(
+                *args, **kwargs))
         except Exception as exc:  # noqa: BLE001 - the reference raises here: so must the answer (the judge reads it)
             expected.append({"__raised__": type(exc).__name__})
         mistaken.append(_Lazy(lambda probe=probe: mistakes_of(probe)) if lazy else mistakes_of(probe))
