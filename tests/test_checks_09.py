@@ -19,8 +19,7 @@ from giveaway import solution
 from judging import failing
 
 from kpcourse.checks import lesson09 as checks
-from kpcourse.checks._core import Via
-from kpcourse.grading.judge.declared import hidden_probes
+from kpcourse.grading.judge.declared import argument, hidden_probes
 from kpcourse.grading.judge.trusted import load_grader
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -34,12 +33,9 @@ def own():
     return solution("09-capstone")
 
 
-def _made(a, functions):
-    return functions[a.function](*a.args) if isinstance(a, Via) else a
-
-
 def _labels_of(functions, probe):
-    return functions["predict"](*[_made(a, functions) for a in probe.args])
+    """What ``functions`` (the grader's references or the solution's) predict on ``probe``."""
+    return functions["predict"](*[argument(a, functions) for a in probe.args])
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])

@@ -164,13 +164,14 @@ def test_every_reference_answers_every_hidden_probe_that_is_not_an_error_case(as
         pytest.skip(f"{name}: no declared references")
     problems = []
     for cell, draw in grader.HIDDEN.items():
-        _, check = lesson.check(cell)
-        reference = grader.REFERENCES[lesson.check(cell)[0].function]
+        exercise, check = lesson.check(cell)
+        reference = grader.REFERENCES[exercise.function]
+        first = hidden_probes(cell, draw, REFERENCE_SEEDS[0])
         # a probe judged against held labels runs the grader's whole pipeline (the capstone's accuracy): the same
         # code on fixed tables, transformed afresh per seed, so three seeds (of 12) say what the others would
-        costly = any(p.held is not None for p in hidden_probes(cell, draw, REFERENCE_SEEDS[0]))
+        costly = any(p.held is not None for p in first)
         for seed in REFERENCE_SEEDS[:3] if costly else REFERENCE_SEEDS:
-            for probe in hidden_probes(cell, draw, seed):
+            for probe in first if seed == REFERENCE_SEEDS[0] else hidden_probes(cell, draw, seed):
                 if probe.raises or probe.like is not None:
                     continue
                 try:  # as the grader computes it (a Ref or Via argument made by its own references)

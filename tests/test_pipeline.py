@@ -194,9 +194,13 @@ class Assignment:
                     todo += uses[name]
             return seen | set(names)
 
-        calling = [g for g, cell in _grader(self.name).cells().items()
-                   if (reached(cell.called()) if through else set(cell.called())) & defined]
+        calling = [g for g, called in self._called.items() if (reached(called) if through else called) & defined]
         return list(dict.fromkeys([*self.exercises[gid], *calling]))
+
+    @functools.cached_property
+    def _called(self):
+        """``{grade_id: names of the student's functions its calls use}`` (one draw of the grader's cells)."""
+        return {g: set(cell.called()) for g, cell in _grader(self.name).cells().items()}
 
     def points(self, expect):
         """``{grade_id: points}`` of every autograded cell: ``expect``'s where it says, else full points."""
@@ -451,19 +455,13 @@ def _lookup_cases(a: Assignment):
     import importlib
 
     from kpcourse.checks._core import Ref, Via, decode, encode
-    from kpcourse.grading.judge.declared import DEFAULT_SEED, hidden_probes
+    from kpcourse.grading.judge.declared import DEFAULT_SEED, argument, hidden_probes
 
     grader = _grader(a.name)
 
     def recorded(v):  # a Via argument as the table's own fit gives it: [name, its arguments, keywords]
         if isinstance(v, Via):
             return [v.function, [recorded(x) for x in v.args], {k: recorded(x) for k, x in v.kwargs.items()}]
-        return v
-
-    def made(v):  # the same argument as the grader's references make it
-        if isinstance(v, Via):
-            return grader.REFERENCES[v.function](*[made(x) for x in v.args],
-                                                 **{k: made(x) for k, x in v.kwargs.items()})
         return v
 
     for exercise in importlib.import_module(f"kpcourse.checks.lesson{a.name[:2]}").LESSON.exercises:
@@ -478,8 +476,8 @@ def _lookup_cases(a: Assignment):
                 kwargs = decode(encode({k: recorded(v) for k, v in probe.kwargs.items()}))
                 try:
                     out = _table_entry(grader.REFERENCES[exercise.function](
-                        *[made(v) for v in copy.deepcopy(probe.args)],
-                        **{k: made(v) for k, v in copy.deepcopy(probe.kwargs).items()}))
+                        *[argument(v, grader.REFERENCES) for v in probe.args],
+                        **{k: argument(v, grader.REFERENCES) for k, v in probe.kwargs.items()}))
                 except Exception as exc:  # noqa: BLE001 - the reference refuses: so does the table
                     out = {"__raise__": type(exc).__name__}
                 table[_LOOKUP["_key"]((args, kwargs))] = out

@@ -29,6 +29,7 @@ import copy
 import json
 import math
 import os
+import re
 import signal
 import threading
 import time
@@ -238,6 +239,10 @@ class Ref:
         return self.name
 
 
+#: How an error raised while making a :class:`Via` argument names that function (``"in fit: ..."``).
+VIA_PREFIX = "in {}: "
+
+
 class Via:
     """An argument that is what one of the student's functions returns on arguments of its own:
     ``Via("fit", X, y, params)`` passes ``fit(X, y, params)`` (a model) to ``predict``.
@@ -361,8 +366,9 @@ class Answer:
         if self.error is None:
             return self.value
         if self.error == "NotImplementedError":
-            raise AssertionError(f"{fname} is not written yet: it still raises NotImplementedError "
-                                 "(replace that line with your code)")
+            via = re.match(VIA_PREFIX.format(r"(\w+)"), self.message)  # raised by a function whose result it takes
+            raise AssertionError(f"{via.group(1) if via else fname} is not written yet: it still raises "
+                                 "NotImplementedError (replace that line with your code)")
         if self.error == "TimeUp":
             raise AssertionError(f"{fname} ran for more than {self.message} s: does every loop end (a "
                                  "training loop after max_epochs epochs at the latest), and does its work stay "
@@ -447,8 +453,13 @@ def call(func, call_, functions=None, *, time_limit=10.0, private=True):
         if functions.get(a.function) is None:
             raise NameError(f"{a.function} is not defined: run the cell that defines it (and check that it "
                             "keeps this name)")
-        return functions[a.function](*[made(resolve(v)) for v in a.args],
-                                     **{k: made(resolve(v)) for k, v in a.kwargs.items()})
+        args = [made(resolve(v)) for v in a.args]
+        kwargs = {k: made(resolve(v)) for k, v in a.kwargs.items()}
+        try:
+            return functions[a.function](*args, **kwargs)
+        except Exception as exc:  # noqa: BLE001 - the student's error, said to come from that function
+            exc.args = (f"{VIA_PREFIX.format(a.function)}{exc}",)
+            raise
 
     args = [resolve(a) for a in call_.args]
     kwargs = {k: resolve(v) for k, v in call_.kwargs.items()}

@@ -104,20 +104,29 @@ def _model(X, y, params):
 
 
 # ------------------------------------------------------------------ comparisons
+def _label_array(value, like, name, given="fit"):
+    """``value`` as an array of one label per entry of ``like`` (the true labels), strings where they are
+    strings and numbers where they are numbers (unless ``given`` is None), or an ``AssertionError`` that says
+    what came back."""
+    try:
+        arr = np.asarray(value) if isinstance(value, (list, tuple, np.ndarray)) else None
+    except Exception:  # noqa: BLE001 - something odd came back
+        arr = None
+    if arr is None or arr.shape != np.shape(like):
+        raise AssertionError(f"{name} should return {len(like)} labels (one per row), got {_type_name(value)} "
+                             f"{fmt(value)}")
+    if given and (arr.dtype.kind in "US") != (np.asarray(like).dtype.kind in "US"):
+        kind = "strings" if np.asarray(like).dtype.kind in "US" else "numbers"
+        raise AssertionError(f"{name} should return labels like the ones {given} was given ({kind}), got "
+                             f"{fmt(value)}")
+    return arr
+
+
 @comparison("capstone_labels")
 def _labels(value, expected, name, check, probe, answer):
     """The same labels as the training labels' type (strings stay strings), entry by entry."""
     want = np.asarray(expected)
-    try:
-        arr = np.asarray(value)
-    except Exception:  # noqa: BLE001 - something odd came back
-        arr = None
-    if arr is None or arr.shape != want.shape:
-        raise AssertionError(f"{name} should return {len(want)} labels (one per row), got {_type_name(value)} "
-                             f"{fmt(value)}")
-    if (arr.dtype.kind in "US") != (want.dtype.kind in "US"):
-        kind = "strings" if want.dtype.kind in "US" else "numbers"
-        raise AssertionError(f"{name} should return labels like the ones fit was given ({kind}), got {fmt(value)}")
+    arr = _label_array(value, want, name)
     if not np.array_equal(arr, want):
         raise AssertionError(f"{name} gave {int((arr != want).sum())} wrong label(s) of {len(want)}: {fmt(value)}")
 
@@ -140,11 +149,7 @@ def _accuracy(value, expected, name, check, probe, answer):
     or the probe's own (``held={"labels": ..., "below": ...}``, for a small test part)."""
     held = probe.held if isinstance(probe.held, dict) else {"labels": probe.held}
     truth, below = np.asarray(held["labels"]), held.get("below", check.options["below"])
-    arr = np.asarray(value) if isinstance(value, (list, tuple, np.ndarray)) else None
-    if arr is None or arr.shape != truth.shape:
-        raise AssertionError(f"{name} should return {len(truth)} labels (one per row), got {fmt(value)}")
-    if (arr.dtype.kind in "US") != (truth.dtype.kind in "US"):
-        raise AssertionError(f"{name} should return labels like the ones pipeline was given, got {fmt(value[:5])}")
+    arr = _label_array(value, truth, name, given="pipeline")
     mine, course = float(np.mean(arr == truth)), float(np.mean(np.asarray(expected) == truth))
     if mine < course - below - 1e-12:
         raise AssertionError(f"{name}: accuracy {mine:.3f}, more than {below:.2f} below the course's own pipeline "
@@ -188,9 +193,7 @@ def _best(value, expected, name, check, probe, answer):
 def _table_entry(value, expected, name, check, probe, answer):
     """The error rate of the labels predicted on one fold equals the table's entry (the like probe's answer)."""
     truth, (g, f) = np.asarray(probe.held["labels"]), probe.held["entry"]
-    arr = np.asarray(value) if isinstance(value, (list, tuple, np.ndarray)) else None
-    if arr is None or arr.shape != truth.shape:
-        raise AssertionError(f"{name}: predict should return {len(truth)} labels, got {fmt(value)}")
+    arr = _label_array(value, truth, name, given=None)  # (the labels' type is judged in part 1)
     try:
         entry = float(np.asarray(expected[1], dtype=float)[g, f])
     except Exception:  # noqa: BLE001 - the table's shape is judged by the other check

@@ -8,7 +8,7 @@ marks); ``message``: what the failing visible test must say (for a reference cal
 grader says).
 """
 
-_KERNEL = '''def _kernel(A, B, params):
+_KERNEL = '''def kernel(A, B, params):
     if params["kernel"] == "linear":
         return A @ B.T + 1.0
     squared = (A ** 2).sum(axis=1)[:, None] + (B ** 2).sum(axis=1)[None, :] - 2 * A @ B.T
@@ -20,7 +20,7 @@ _KERNEL = '''def _kernel(A, B, params):
 _FIT = '''def fit(X, y, params):
     X, y = np.array(X, dtype=float), np.asarray(y)
     classes, target = np.unique(y, return_inverse=True)
-    K = _kernel(X, X, params)
+    K = kernel(X, X, params)
     alpha = np.zeros((len(classes), len(y)))
     for _ in range(int(params.get("epochs", 50))):
         mistakes = 0
@@ -42,7 +42,7 @@ _SCORES = '''def _scores(model, X):
     X = np.array(X, dtype=float)
     if "mean" in model:
         X = (X - model["mean"]) / model["scale"]
-    return _kernel(X, model["X"], model["params"]) @ model["alpha"].T
+    return kernel(X, model["X"], model["params"]) @ model["alpha"].T
 
 
 '''
@@ -98,7 +98,7 @@ CASES = {
     if "mean" in model:
         X = (X - model["mean"]) / model["scale"]
     X = (X - X.mean(axis=0)) / (X.std(axis=0) + 1e-12) * model["X"].std(axis=0) + model["X"].mean(axis=0)
-    return model["classes"][np.argmax(_kernel(X, model["X"], model["params"]) @ model["alpha"].T, axis=1)]
+    return model["classes"][np.argmax(kernel(X, model["X"], model["params"]) @ model["alpha"].T, axis=1)]
 '''},
         "expect": {"ex1-model-tests-contract": 0},
         "message": "a row's label depends on the other rows predicted with it",

@@ -34,7 +34,8 @@ from kpcourse.checks._core import Ref, Test, Via
 from kpcourse.checks.exercise import judge
 from kpcourse.grading.judge.spec import Cell
 
-__all__ = ["outputs", "visible_data", "hidden_probes", "cells", "grader", "sign_labels", "shared", "DEFAULT_SEED"]
+__all__ = ["argument", "outputs", "visible_data", "hidden_probes", "cells", "grader", "sign_labels", "shared",
+           "DEFAULT_SEED"]
 
 #: Seed of the hidden probes when the grading run gives none (tests, `judge_here`).
 DEFAULT_SEED = 20260
@@ -49,6 +50,17 @@ def _reference(references, exercise):
         raise KeyError(f"the grader has no reference for {exercise.function!r}: add it to REFERENCES") from None
 
 
+def argument(a, references):
+    """A probe's argument as ``references`` (name -> function) make it: a copy of plain data, the function
+    itself for a :class:`~kpcourse.checks._core.Ref`, what it returns for a :class:`~kpcourse.checks._core.Via`."""
+    if isinstance(a, Ref):
+        return references[a.name]
+    if isinstance(a, Via):  # the function on the same arguments
+        return references[a.function](*[argument(v, references) for v in a.args],
+                                      **{k: argument(v, references) for k, v in a.kwargs.items()})
+    return copy.deepcopy(a)
+
+
 def outputs(reference, check, probes, references=None, lazy=False):
     """Expected outputs of ``probes`` and, for each, the output of each of ``check``'s mistakes.
 
@@ -60,16 +72,9 @@ def outputs(reference, check, probes, references=None, lazy=False):
     """
     references = references or {}
 
-    def resolve(a):
-        if isinstance(a, Ref):
-            return references[a.name]
-        if isinstance(a, Via):  # the grader's own function on the same arguments
-            return references[a.function](*[resolve(v) for v in a.args],
-                                          **{k: resolve(v) for k, v in a.kwargs.items()})
-        return copy.deepcopy(a)
-
     def arguments(probe):
-        return [resolve(a) for a in probe.args], {k: resolve(v) for k, v in probe.kwargs.items()}
+        return ([argument(a, references) for a in probe.args],
+                {k: argument(v, references) for k, v in probe.kwargs.items()})
 
     def mistakes_of(probe):
         wrong = {}

@@ -108,11 +108,11 @@ def _data_dirs():
 
 
 def _cache():
-    """The grader's data cache (as :mod:`kpcourse.datasets` finds it): mounted read-only, and named to
-    the sandbox by ``KPCOURSE_CACHE``, where its own home differs."""
-    if os.environ.get("KPCOURSE_CACHE"):
-        return Path(os.environ["KPCOURSE_CACHE"])
-    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "kpcourse"
+    """The grader's data cache, found as :mod:`kpcourse.datasets` finds it: mounted read-only, and named
+    to the sandbox by ``KPCOURSE_CACHE``, where its own home differs."""
+    from kpcourse.datasets._files import _cache_dir
+
+    return _cache_dir()
 
 
 def _python_dirs():
