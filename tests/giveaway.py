@@ -69,7 +69,7 @@ PACKAGE_SKIPPED = ("kpcourse.grading", "kpcourse.checks")
 
 #: The locked cells run before the solution cells, as in a student's kernel (default: the setup cell).
 GIVEN = {"03": ("setup", "ex3-helper"), "06": ("setup", "ex3-given"), "07": ("setup", "helper"),
-         "08": ("setup", "helper"), "09": ("setup",)}
+         "08": ("setup", "helper"), "09": ("setup", "data")}
 
 
 # --------------------------------------------------------------------------- #

@@ -387,7 +387,7 @@ print("PLANTED=%d" % _planted)"""
 
 #: One cell per limit, each left to fail: its error shows which limit stopped it.
 _BOMBS = [
-    "print('y' * 300_000_000)",  # output
+    "print('y' * 30_000_000)",  # output: past the cell's 1 MiB and ZeroMQ's 16 MiB message limit
     "import numpy as np\n_a = np.ones(6 * 2**30 // 8)",  # memory: MemoryError
     "with open('/tmp/big', 'wb') as _f:\n    for _ in range(5 * 1024):\n        _f.write(b'x' * 2**20)",  # file size
     "import os\nos.remove('/tmp/big')\nfor _i in range(8):\n    with open(f'/tmp/part{_i}', 'wb') as _f:\n"

@@ -87,6 +87,28 @@ def test_the_instructors_cells_run_first_then_the_students_definitions_only():
     assert rerun.spec_of(nb, _cells(), {"setup", "more-setup", "tests"}, skip={1})[0]["code"] == ["y = 2"]
 
 
+@pytest.mark.parametrize("held", [("data",), ("student-0",)])
+def test_a_locked_cell_the_grader_holds_back_is_not_run_where_answers_are_made(tmp_path, held):
+    from kpcourse.grading.judge.trusted import grading_context, held_cells
+
+    nb = _notebook("def f(x):\n    return x + y_test.sum()")
+    nb.cells.insert(1, nbformat.v4.new_code_cell("y_test = np.arange(3)"))
+    nb.cells[1].metadata["nbgrader"] = {"grade_id": "data", "locked": True}
+    source = tmp_path / "a"
+    source.mkdir()
+    nbformat.write(nb, source / "a.ipynb")
+    (source / "grader.py").write_text(f"NOT_IN_GRADERS_RUN = {held!r}\n\n\ndef cells():\n    return {{}}\n")
+    if held != ("data",):  # only a locked cell can be held back: a student's cell is not the grader's
+        with pytest.raises(ValueError, match="student-0.*not locked cells"):
+            grading_context(source, "a")
+        return
+    *_, locked, _, _, held_back = grading_context(source, "a")
+    assert held_back == {"data"} and held_cells(nb, held_back) == {1}
+    spec, _, _ = rerun.spec_of(nb, _cells(), locked, skip=held_cells(nb, held_back))
+    assert spec["setup"] == ["import numpy as np"]  # y_test is not defined where the hidden calls are made
+    assert spec["code"] == ["def f(x):\n    return x + y_test.sum()"]
+
+
 def test_a_tiled_function_fits_an_untiled_one_does_not(bwrap, tmp_path):
     tiled = _measure(tmp_path, _TILED)
     assert tiled.limited and tiled.error is None and tiled.value.shape == (N, M), tiled.message

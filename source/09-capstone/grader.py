@@ -21,6 +21,10 @@ from kpcourse.grading.judge import declared
 
 #: kpcourse (its perceptrons), scikit-learn and SciPy.
 FORBIDDEN = ("kpcourse", "sklearn", "scipy")
+#: Locked cells that the grader's own run (where every hidden call is made) leaves out: the development
+#: rows do not exist there, so a function that reads them instead of its arguments (tuning on the test
+#: part, say) fails every hidden test.
+NOT_IN_GRADERS_RUN = ("data",)
 
 
 # ----------------------------------------------------------------- references
@@ -183,7 +187,7 @@ def _select_data(rng):
         k, seed = int(rng.integers(3, 6)), int(rng.integers(1000))
         table = select(X, y, grid, k, seed)[1]
         means = table.mean(axis=1)
-        if np.sum(means == means.min()) == 1 and int(np.argmin(means)) != 0:
+        if np.sum(means <= means.min() + visible.TIE) == 1 and int(np.argmin(means)) != 0:
             break
     return (X, y, grid, k, seed), table
 

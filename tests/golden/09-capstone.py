@@ -120,6 +120,25 @@ CASES = {
         "expect": {"ex2-select-tests-folds": 0},
         "message": "the smallest mean",
     },
+    # ------------------------------------------------------------ the development test part
+    # The setting whose model, fitted on every development row, makes the fewest mistakes on the test part
+    # (the setup cell's X_test and y_test): tuned on the test part. The grader's own run has no development
+    # rows (NOT_IN_GRADERS_RUN), so every hidden call of the pipeline fails (NameError); select, honest, keeps
+    # its points.
+    "tunes-on-test": {
+        "replace": {"ex2-pipeline": _SELECT + '''def pipeline(X, y, seed):
+    X, y = np.array(X, dtype=float), np.asarray(y)
+    mean, scale = X.mean(axis=0), X.std(axis=0)
+    scale[scale == 0] = 1.0
+    Z = (X - mean) / scale
+''' + _GRID + '''    models = [fit(Z, y, params) for params in grid]
+    for model in models:
+        model.update(mean=mean, scale=scale)
+    return min(models, key=lambda model: np.mean(predict(model, X_test) != y_test))
+'''},
+        "expect": _NO_PIPELINE,
+        "message": "in pipeline:",  # (its visible tests fail too: a table with other features than X_test's)
+    },
     # ------------------------------------------------------------ the public tables
     # The public tables read from the data cache; each new row gets the class of its nearest public row,
     # renamed by the majority of the training rows that match that class: perfect on untransformed rows.

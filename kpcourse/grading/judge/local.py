@@ -63,10 +63,18 @@ def judge(source_dir, notebooks, timeout=60, notebook_name=None, seed=None):
         code cell's run time.
     """
     from kpcourse.grading.judge import rerun
-    from kpcourse.grading.judge.trusted import grading_context, is_test_cell, prepare_workdir, program_of, verdict
+    from kpcourse.grading.judge.trusted import (
+        grading_context,
+        held_cells,
+        is_test_cell,
+        prepare_workdir,
+        program_of,
+        verdict,
+    )
 
     source_dir = Path(source_dir)
-    cells, forbidden, locked, tests, _ = grading_context(source_dir, notebook_name or source_dir.name, seed=seed)
+    cells, forbidden, locked, tests, _, held_back = grading_context(source_dir, notebook_name or source_dir.name,
+                                                                   seed=seed)
     with tempfile.TemporaryDirectory(prefix="kpcourse-local-") as tmp:
         work = {}
         hidden = {}
@@ -74,7 +82,7 @@ def judge(source_dir, notebooks, timeout=60, notebook_name=None, seed=None):
             work[label] = Path(tmp) / f"nb{i}"
             work[label].mkdir()
             prepare_workdir(work[label], nb, cells, source_dir)
-            spec, jobs, kept = rerun.spec_of(nb, cells, locked)
+            spec, jobs, kept = rerun.spec_of(nb, cells, locked, skip=held_cells(nb, held_back))
             (work[label] / "in" / "hidden.json").write_text(json.dumps(spec, allow_nan=True))
             hidden[label] = (jobs, kept)
         n_cells = sum(c.cell_type == "code" for nb in notebooks.values() for c in nb.cells)

@@ -63,7 +63,7 @@ from kpcourse.grading.sandbox.allowed import Allowed
 from kpcourse.grading.sandbox.bwrap import read_untrusted
 from kpcourse.grading.sandbox.limits import Limits, cap_outputs, describe, limits_hit
 
-__all__ = ["TrustedExecute", "load_grader", "grading_context", "program_of", "prepare_workdir", "verdict",
+__all__ = ["TrustedExecute", "load_grader", "grading_context", "held_cells", "program_of", "prepare_workdir", "verdict",
            "read_untrusted", "SUMMARY"]
 
 _NO_RUN = "the grader's own run of your definitions gave no answer for it"
@@ -121,7 +121,7 @@ class TrustedExecute(NbGraderPreprocessor):
         root = Path(self.course_root or self.config.get("CourseDirectory", {}).get("root") or Path.cwd())
         source_dir = course_path(root, "source", assignment=assignment)
         seed = secrets.randbelow(2**63) if self.hidden_seed < 0 else self.hidden_seed
-        cells, forbidden, locked, tests, allowed = grading_context(source_dir, notebook, seed=seed)
+        cells, forbidden, locked, tests, allowed, held_back = grading_context(source_dir, notebook, seed=seed)
         limits = self.limits()
         # nbgrader has already put back the source's version of every locked cell (by grade_id)
         for c in nb.cells:
@@ -139,7 +139,8 @@ class TrustedExecute(NbGraderPreprocessor):
         try:
             result = self._run(nb, cells, workdir, source_dir, limits, allowed)
             hidden = rerun.rerun(nb, cells, locked, source_dir, self.timeout, limits, allowed,
-                                 answer_bytes=limits.answer_bytes, skip=result["stuck"])
+                                 answer_bytes=limits.answer_bytes,
+                                 skip={*result["stuck"], *held_cells(nb, held_back)})
             verdicts = {}
             for index, cell in enumerate(nb.cells):
                 if cell.cell_type != "code":
@@ -240,6 +241,10 @@ def grading_context(source_dir, notebook, seed=None):
         grade_ids of its autograded test cells.
     allowed : kpcourse.grading.sandbox.allowed.Allowed
         What the sandbox holds for this assignment (the grader file's ``SANDBOX_ALLOW``).
+    held_back : frozenset of str
+        grade_ids of the locked cells that the grader's own run leaves out (the grader file's
+        ``NOT_IN_GRADERS_RUN``: data the graded functions must not read, absent where the hidden calls
+        are made).
     """
     source_dir = Path(source_dir)
     grader = load_grader(source_dir / GRADER_FILE)
@@ -248,8 +253,17 @@ def grading_context(source_dir, notebook, seed=None):
     tests = {_nbg(c)["grade_id"] for c in source_nb.cells if is_test_cell(c)}
     takes_seed = "seed" in inspect.signature(grader.cells).parameters
     cells = grader.cells(seed=seed) if takes_seed else grader.cells()
+    held_back = frozenset(getattr(grader, "NOT_IN_GRADERS_RUN", ()))
+    if not held_back <= locked:
+        raise ValueError(f"{source_dir / GRADER_FILE}: NOT_IN_GRADERS_RUN names {sorted(held_back - locked)}, "
+                         "which are not locked cells of the notebook")
     return (cells, tuple(getattr(grader, "FORBIDDEN", DEFAULT_FORBIDDEN)), locked, tests,
-            Allowed.of_grader(grader))
+            Allowed.of_grader(grader), held_back)
+
+
+def held_cells(nb, held_back):
+    """Indices of ``nb``'s cells whose grade_id is in ``held_back`` (left out of the grader's own run)."""
+    return {i for i, c in enumerate(nb.cells) if _nbg(c).get("grade_id") in held_back}
 
 
 def program_of(nb, locked):
