@@ -98,6 +98,15 @@ XG = np.round((_MEANS[_CLASS] + _R.normal(size=(300, 8))) * _SCALE + 50, 3)
 YG = NAMES[_CLASS]
 XG_FIT, YG_FIT, XG_NEW, YG_NEW = XG[:150], YG[:150], XG[150:], YG[150:]
 
+# Three rings around one point of a plane in 3-D (the third feature noise), 150 rows to learn from, 150 new.
+_RING = np.tile(np.arange(3), 100)
+_RADIUS, _TURN = _RING + _R.uniform(0.15, 0.85, size=300), _R.uniform(0, 2 * np.pi, size=300)
+XR = np.round(np.c_[_RADIUS * np.cos(_TURN) * 3 + 20, _RADIUS * np.sin(_TURN) + 5, _R.normal(scale=0.3, size=300)], 3)
+YR = CODES[_RING]
+XR_FIT, YR_FIT, XR_NEW, YR_NEW = XR[:150], YR[:150], XR[150:], YR[150:]
+#: What the rings probes' messages call them.
+RINGS = "rings that no line separates"
+
 
 def _model(X, y, params):
     return Via("fit", X, y, params)
@@ -146,14 +155,16 @@ def _head(value, expected, name, check, probe, answer):
 @comparison("capstone_accuracy")
 def _accuracy(value, expected, name, check, probe, answer):
     """Accuracy on the held labels at most ``below`` under the grader's pipeline's: ``check.options["below"]``,
-    or the probe's own (``held={"labels": ..., "below": ...}``, for a small test part)."""
+    or the probe's own (``held={"labels": ..., "below": ...}``, for a small test part); ``held["about"]`` says
+    in the message what the rows were."""
     held = probe.held if isinstance(probe.held, dict) else {"labels": probe.held}
     truth, below = np.asarray(held["labels"]), held.get("below", check.options["below"])
     arr = _label_array(value, truth, name, given="pipeline")
     mine, course = float(np.mean(arr == truth)), float(np.mean(np.asarray(expected) == truth))
     if mine < course - below - 1e-12:
+        about = f" ({held['about']})" if held.get("about") else ""
         raise AssertionError(f"{name}: accuracy {mine:.3f}, more than {below:.2f} below the course's own pipeline "
-                             f"on the same rows ({course:.3f})")
+                             f"on the same rows{about} ({course:.3f})")
 
 
 @comparison("capstone_folds")
@@ -274,10 +285,14 @@ SELECT = Exercise(
 PIPELINE = Exercise(
     "predict", "ex2-pipeline", "the pipeline", helpers=("pipeline", "fit"), time_limit=60.0, checks=[
         Check("ex2-pipeline-tests-near", compare="capstone_accuracy", options={"below": 0.10},
-              hidden_label="new rows of the capstone's tables, transformed, and rows drawn from them", probes=[
+              hidden_label="new rows of the capstone's tables, transformed, rows drawn from them, and rings",
+              probes=[
                   Probe((Via("pipeline", XG_FIT, YG_FIT, 0), XG_NEW), held=YG_NEW,
                         label="three Gaussian classes in 8-D on scales from 0.4 to 7, 150 rows to learn from, "
-                              "150 new rows")]),
+                              "150 new rows"),
+                  Probe((Via("pipeline", XR_FIT, YR_FIT, 0), XR_NEW),
+                        held={"labels": YR_NEW, "below": 0.20, "about": RINGS},
+                        label="three rings around a point in 3-D, 150 rows to learn from, 150 new rows")]),
         Check("ex2-pipeline-tests-close", compare="capstone_accuracy", options={"below": 0.05},
               hidden_label="new rows of breast cancer, transformed, and rows drawn from wine", probes=[
                   Probe((Via("pipeline", XG_FIT, YG_FIT, 1), XG_NEW), held=YG_NEW,

@@ -5,7 +5,9 @@ Each case is the release with every solution cell filled in from the source, exc
 cells in ``replace`` (grade_id -> the whole cell as a student would have typed it).
 ``expect``: scores of the graded cells listed (every other autograded cell gets full
 marks); ``message``: what the failing visible test must say (for a reference call: what the
-grader says).
+grader says); ``loose``: cells whose points this mistaken submission earns or not by the draw
+of the hidden rows (it sits near a band's edge there): the pipeline test judges it with the
+grader's default seed, ``tests/sweep_seeds.py`` leaves those cells out.
 """
 
 _KERNEL = '''def kernel(A, B, params):
@@ -102,7 +104,6 @@ CASES = {
 '''},
         "expect": {"ex1-model-tests-contract": 0},
         "message": "a row's label depends on the other rows predicted with it",
-        "loose": ("ex1-model-tests-labels", "ex2-pipeline-tests-near", "ex2-pipeline-tests-close"),
     },
     # Every entry of the table from a model fitted on all the rows, the fold included (the pipeline chooses
     # with a right cross-validation of its own, so that only select's cells are at stake).
@@ -113,12 +114,30 @@ CASES = {
         "expect": {"ex2-select-tests-table": 0},
         "message": "fit on those rows only",
     },
-    # The first setting, whatever the table says.
+    # The first setting, whatever the table says: the pipeline, which chooses with it, is then linear and
+    # falls short on the rings.
     "select-fixed": {
         "replace": {"ex2-pipeline": _SELECT.replace("grid[int(np.argmin(table.mean(axis=1)))]", "grid[0]")
                     + _PIPELINE},
-        "expect": {"ex2-select-tests-folds": 0},
+        "expect": {"ex2-select-tests-folds": 0, "ex2-pipeline-tests-near": 0},
+        "loose": ("ex2-pipeline-tests-close",),  # a line falls 0.05 short on the drawn rows on 1 seed of 30
         "message": "the smallest mean",
+    },
+    # ------------------------------------------------------------ a choice made in advance
+    # Standardise, then a linear kernel whatever the data: no choice. The rings (visible and hidden) need a
+    # Gaussian kernel; on the tables and the rows drawn from wine a line does as well as the course's choice.
+    "no-choice": {
+        "replace": {"ex2-pipeline": _SELECT + '''def pipeline(X, y, seed):
+    X, y = np.array(X, dtype=float), np.asarray(y)
+    mean, scale = X.mean(axis=0), X.std(axis=0)
+    scale[scale == 0] = 1.0
+    model = fit((X - mean) / scale, y, {"kernel": "linear", "epochs": 50})
+    model.update(mean=mean, scale=scale)
+    return model
+'''},
+        "expect": {"ex2-pipeline-tests-near": 0},
+        "loose": ("ex2-pipeline-tests-close",),  # as select-fixed's
+        "message": "rings that no line separates",
     },
     # ------------------------------------------------------------ the development test part
     # The setting whose model, fitted on every development row, makes the fewest mistakes on the test part
