@@ -101,8 +101,9 @@ class Collected:
 
 @contextlib.contextmanager
 def _quiet():
-    """No prints, no warnings, no blocking plot and no figure left behind."""
-    show = plt.show
+    """No prints, no warnings, no blocking plot, no figure left behind and the plotting backend as it was
+    (the capstone's setup cell chooses Jupyter's inline backend)."""
+    show, backend = plt.show, plt.get_backend()
     plt.show = lambda *args, **kwargs: None
     try:
         with warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()), \
@@ -112,6 +113,8 @@ def _quiet():
     finally:
         plt.show = show
         plt.close("all")
+        if plt.get_backend() != backend:
+            plt.switch_backend(backend)
 
 
 def _without_magics(source):

@@ -101,6 +101,36 @@ def test_the_numbers_the_written_answer_states(own):
     assert accuracy == pytest.approx(0.944, abs=5e-4)
 
 
+def test_the_numbers_the_report_states():
+    """Part 4's learning curve, confusion matrix and paired comparison: the source's cells, run as a student's
+    kernel runs them (parts 1 to 3 before), give the numbers its model answer states."""
+    import contextlib
+
+    from giveaway import _quiet, nbg, source_notebook, without_markers
+
+    namespace = {}
+    with contextlib.chdir(ROOT / "source" / "09-capstone"), _quiet():
+        for c in source_notebook("09-capstone").cells:
+            if c.cell_type == "code" and (nbg(c).get("grade_id") in ("setup", "data") or nbg(c).get("solution")):
+                exec(compile(without_markers(c.source), nbg(c)["grade_id"], "exec"), namespace)  # noqa: S102
+    curve = namespace["curve"]
+    assert curve[:, 0] == pytest.approx(0.0, abs=1e-12)  # every row it learned from, at every size
+    assert curve[:, 2] == pytest.approx([0.137, 0.089, 0.016, 0.056, 0.016], abs=5e-4)
+    assert curve[:, 3] == pytest.approx([0.042, 0.079, 0.020, 0.041, 0.020], abs=5e-4)
+    assert namespace["confusion"].tolist() == [[16, 0, 0], [1, 22, 2], [0, 0, 13]]
+    assert (namespace["b"], namespace["c"]) == (4, 1) and namespace["p"] == pytest.approx(0.375, abs=5e-4)
+    assert namespace["other_params"]["kernel"] == "rbf"
+
+
+def test_the_intro_states_the_graders_caps():
+    """What the notebook tells a student about literals is what the grader applies (MAX_LITERALS)."""
+    from giveaway import source_notebook
+
+    most, longest = GRADER.MAX_LITERALS
+    intro = " ".join(source_notebook("09-capstone").cells[0].source.split())
+    assert f"at most {most} literals (numbers and strings), none longer than {longest} characters" in intro
+
+
 def _appendix_trainer(K, y, n_classes, epochs):
     """Appendix 07 cell 5's multi-class perceptron, as the course shows it."""
     A = np.zeros((n_classes, len(y)))

@@ -174,3 +174,16 @@ def test_running_the_visible_checks_in_a_scratch_cell_is_fine():
     # patching them is not: what the patch assigns counts for every graded function
     assert verdict([HONEST, "from kpcourse.perceptron import Perceptron\ncheck = Perceptron\n"
                             "checks.diagnose_trace = check"])
+
+
+def test_literals_count_what_the_functions_reach_and_not_their_docstrings():
+    helper = "def helper(x):\n    \"\"\"" + "A long docstring. " * 20 + "\"\"\"\n    return x * 2.5 + len('abc')\n"
+    table = "TABLE = [" + ", ".join(str(i % 3) for i in range(178)) + "]\n"
+    p = Program([helper, table, "def f(x):\n    return helper(x) + TABLE[0]\n", "def g(x):\n    return 1\n"])
+    assert p.literals(["g"]) == (1, 1)
+    assert p.literals(["helper"]) == (2, 3)  # 2.5 and 'abc'; the docstring is not data
+    assert p.literals(["f"]) == (2 + 178 + 1, 3)  # through helper, TABLE and its own 0
+    # a docstring counts where the code reads it, and a number counts its digits
+    reads = Program([helper, "def h(x):\n    return helper.__doc__.split()[x]\n"])
+    assert reads.literals(["h"])[1] == len("A long docstring. " * 20)
+    assert Program(["def k():\n    return 12345678901234567890123\n"]).literals(["k"]) == (1, 23)

@@ -95,7 +95,7 @@ LEGACY_NOTEBOOK_OF = {"07": ("ovr_train",)}
 ANSWERS = {"01": ("ex5-similarity-answer",), "02": ("ex5-bias-answer",), "03": ("ex5-dual-answer",),
            "04": ("ex5-sets-answer",), "05": ("ex5-sigma-answer",),
            "06": ("ex5-plans-answer",), "07": ("ex5-batch-answer",), "08": ("ex5-machines-answer",),
-           "09": ("ex3-choice-answer",)}
+           "09": ("ex3-choice-answer", "ex4-report-answer")}
 
 #: Lessons whose setup cell or hidden tests read the course's data folder.
 NEEDS_DATA = ("07",)

@@ -42,7 +42,8 @@ and the adversarial cases (the student's cells only; every autograded cell must 
 - ``lookup-table``: one exercise answered from a table of the reference's outputs on the
   visible probes and on one grading run's hidden probes (leaked, or computed at home): 0 for
   that exercise, since every notebook is graded on fresh hidden inputs; ``lookup-same-seed``,
-  judged locally with the table's own seed, gets every point (the table is right);
+  judged locally with the table's own seed, gets every point (the table is right) unless the
+  grader caps the literals a graded function holds (the capstone: ``Cell.max_literals``);
 
 plus the common mistakes and the reference-call cases of ``tests/golden/<a>.py``.
 
@@ -198,9 +199,27 @@ class Assignment:
         return list(dict.fromkeys([*self.exercises[gid], *calling]))
 
     @functools.cached_property
+    def _cells(self):
+        """The grader's cells (one draw)."""
+        return _grader(self.name).cells()
+
+    @functools.cached_property
     def _called(self):
         """``{grade_id: names of the student's functions its calls use}`` (one draw of the grader's cells)."""
-        return {g: set(cell.called()) for g, cell in _grader(self.name).cells().items()}
+        return {g: set(cell.called()) for g, cell in self._cells.items()}
+
+    def over_literals(self, nb):
+        """The autograded cells whose cap on literals (``Cell.max_literals``) submission ``nb`` breaks."""
+        from kpcourse.grading.judge.policy import Program
+
+        program = Program([c.source for c in nb.cells if c.cell_type == "code" and nbg(c).get("solution")])
+        over = []
+        for g, cell in self._cells.items():
+            if cell.max_literals:
+                count, longest = program.literals(cell.called())
+                if count > cell.max_literals[0] or longest > cell.max_literals[1]:
+                    over.append(g)
+        return over
 
     def points(self, expect):
         """``{grade_id: points}`` of every autograded cell: ``expect``'s where it says, else full points."""
@@ -451,7 +470,8 @@ def _lookup_cases(a: Assignment):
     computed at home) -- no reasoning, only the answers. With a fresh seed per notebook (the
     course's setting) it earns nothing for that exercise; ``lookup-same-seed``, the same notebook
     judged locally with the seed the table was made for, earns every point: the table is right,
-    only the fresh inputs defeat it."""
+    only the fresh inputs defeat it (unless the grader caps the literals a graded function holds, as
+    the capstone's does: the table is refused whatever the seed)."""
     import importlib
 
     from kpcourse.checks._core import Ref, Via, decode, encode
@@ -492,9 +512,12 @@ def _lookup_cases(a: Assignment):
         code = (f"{_LOOKUP_HELPERS}\n\n\n_TABLE = json.loads({text!r})\n\n\n{recorders}"
                 f"def {exercise.function}(*args, **kwargs):\n    return _decode(_TABLE.get(_key((args, kwargs))))\n")
         nb = a.submission(replace={exercise.solution: code})
-        # the cells of other exercises that call the replaced functions lose their points either way
-        losing = a.losing(exercise.solution, through=False)
-        others = [g for g in losing if g not in a.exercises[exercise.solution]]
+        # the cells of other exercises that call the replaced functions lose their points either way, and
+        # where the grader caps the literals a graded function holds (the capstone), every cell that reaches
+        # the table (the seed does not matter then)
+        over = a.over_literals(nb)
+        losing = list(dict.fromkeys([*a.losing(exercise.solution, through=False), *over]))
+        others = [g for g in losing if g not in a.exercises[exercise.solution] or g in over]
         return {"lookup-table": (nb, dict.fromkeys(losing, 0.0)),
                 "lookup-same-seed": (copy.deepcopy(nb), dict.fromkeys(others, 0.0))}
     raise AssertionError(f"{a.name}: no exercise whose table of answers is under {_LOOKUP_BYTES} bytes")

@@ -69,12 +69,14 @@ _GRID = '''    width = np.sqrt(X.shape[1])
         {"kernel": "rbf", "sigma": c * width, "epochs": 50} for c in (0.25, 0.5, 1.0, 2.0)]
 '''
 
-_PIPELINE = '''def pipeline(X, y, seed):
+_STANDARDISED = '''def pipeline(X, y, seed):
     X, y = np.array(X, dtype=float), np.asarray(y)
     mean, scale = X.mean(axis=0), X.std(axis=0)
     scale[scale == 0] = 1.0
     Z = (X - mean) / scale
-''' + _GRID + '''    model = fit(Z, y, select(Z, y, grid, 5, seed)[0])
+'''
+
+_PIPELINE = _STANDARDISED + _GRID + '''    model = fit(Z, y, select(Z, y, grid, 5, seed)[0])
     model.update(mean=mean, scale=scale)
     return model
 '''
@@ -127,11 +129,8 @@ CASES = {
     # Standardise, then a linear kernel whatever the data: no choice. The rings (visible and hidden) need a
     # Gaussian kernel; on the tables and the rows drawn from wine a line does as well as the course's choice.
     "no-choice": {
-        "replace": {"ex2-pipeline": _SELECT + '''def pipeline(X, y, seed):
-    X, y = np.array(X, dtype=float), np.asarray(y)
-    mean, scale = X.mean(axis=0), X.std(axis=0)
-    scale[scale == 0] = 1.0
-    model = fit((X - mean) / scale, y, {"kernel": "linear", "epochs": 50})
+        "replace": {"ex2-pipeline": _SELECT + _STANDARDISED
+                    + '''    model = fit(Z, y, {"kernel": "linear", "epochs": 50})
     model.update(mean=mean, scale=scale)
     return model
 '''},
@@ -145,18 +144,24 @@ CASES = {
     # rows (NOT_IN_GRADERS_RUN), so every hidden call of the pipeline fails (NameError); select, honest, keeps
     # its points.
     "tunes-on-test": {
-        "replace": {"ex2-pipeline": _SELECT + '''def pipeline(X, y, seed):
-    X, y = np.array(X, dtype=float), np.asarray(y)
-    mean, scale = X.mean(axis=0), X.std(axis=0)
-    scale[scale == 0] = 1.0
-    Z = (X - mean) / scale
-''' + _GRID + '''    models = [fit(Z, y, params) for params in grid]
+        "replace": {"ex2-pipeline": _SELECT + _STANDARDISED + _GRID
+                    + '''    models = [fit(Z, y, params) for params in grid]
     for model in models:
         model.update(mean=mean, scale=scale)
     return min(models, key=lambda model: np.mean(predict(model, X_test) != y_test))
 '''},
         "expect": _NO_PIPELINE,
         "message": "in pipeline:",  # (its visible tests fail too: a table with other features than X_test's)
+    },
+    # ------------------------------------------------------------ data written into the code
+    # A table of 178 labels typed into the notebook, which the pipeline keeps beside its model (a lookup the
+    # rows' order would serve): the literals' cap (MAX_LITERALS) refuses the pipeline's cells with a message.
+    "embedded-labels": {
+        "replace": {"ex2-pipeline": "_LABELS = [" + ", ".join(str(i % 3) for i in range(178)) + "]\n\n\n"
+                    + _SELECT + _PIPELINE.replace("    model.update(mean=mean, scale=scale)\n",
+                                                  "    model.update(mean=mean, scale=scale, table=_LABELS)\n")},
+        "expect": _NO_PIPELINE,
+        "message": "data written into the code",
     },
     # ------------------------------------------------------------ the public tables
     # The public tables read from the data cache; each new row gets the class of its nearest public row,

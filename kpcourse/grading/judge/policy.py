@@ -212,22 +212,46 @@ class Program:
                     escapes.setdefault(esc, "top-level code (through a function it calls)")
         return escapes
 
-    def loops(self, names):
-        """The student's functions among ``names`` (or their own helpers) that contain a loop."""
-        found, seen, todo = [], set(), list(names)
+    def _reached(self, names):
+        """``(name, node)`` for each binding of the student's ``names``, of their own helpers and of the
+        top-level names they read, and so on."""
+        seen, todo = set(), list(names)
         while todo:
             name = todo.pop()
             if name in seen:
                 continue
             seen.add(name)
             for node in self.bindings.get(name, []):
-                if any(isinstance(n, (ast.For, ast.AsyncFor, ast.While, ast.ListComp, ast.SetComp,
-                                      ast.DictComp, ast.GeneratorExp)) for n in ast.walk(node)):
-                    found.append(name)
-                for kind, value in _references(node, self.aliases):
-                    if kind == "name" and value in self.bindings:
-                        todo.append(value)
-        return sorted(set(found))
+                yield name, node
+                todo += [v for kind, v in _references(node, self.aliases) if kind == "name" and v in self.bindings]
+
+    def loops(self, names):
+        """The student's functions among ``names`` (or their own helpers) that contain a loop."""
+        return sorted({name for name, node in self._reached(names)
+                       if any(isinstance(n, (ast.For, ast.AsyncFor, ast.While, ast.ListComp, ast.SetComp,
+                                             ast.DictComp, ast.GeneratorExp)) for n in ast.walk(node))})
+
+    def literals(self, names):
+        """What the student's functions among ``names`` (with their own helpers and the top-level names
+        they read) hold as data in their source: ``(count, longest)``, how many literals (numbers, strings,
+        bytes) and the length of the longest as written (a string's or bytes' characters, a number's
+        digits). Docstrings count only where the code reads ``__doc__``."""
+        count, longest, docs_read, doc_length = 0, 0, False, 0
+        for _, node in self._reached(names):
+            docs = {id(n.body[0].value) for n in ast.walk(node)
+                    if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and n.body
+                    and isinstance(n.body[0], ast.Expr) and isinstance(n.body[0].value, ast.Constant)
+                    and isinstance(n.body[0].value.value, str)}
+            for sub in ast.walk(node):
+                docs_read |= isinstance(sub, ast.Attribute) and sub.attr == "__doc__"
+                if not isinstance(sub, ast.Constant) or isinstance(sub.value, bool) or sub.value is None:
+                    continue
+                size = len(sub.value) if isinstance(sub.value, (str, bytes)) else len(repr(sub.value))
+                if id(sub) in docs:
+                    doc_length = max(doc_length, size)
+                else:
+                    count, longest = count + 1, max(longest, size)
+        return count, max(longest, doc_length if docs_read else 0)
 
     def verdict(self, names, forbidden, allow=(), what="the algorithm"):
         """Problems (strings) that cost the graded functions ``names`` their credit; [] if none."""

@@ -91,6 +91,11 @@ class Cell:
     answer_bytes : int, optional
         Largest answers file of this cell, where its tests ask for large results (a Gram
         matrix of thousands of points); default: the course's ``TrustedExecute.answer_bytes``.
+    max_literals : tuple of (int, int), optional
+        ``(count, characters)``: the most literals (numbers, strings, bytes), and the longest
+        one, that the graded functions (with their helpers and the top-level names they read)
+        may hold in their source, so that no data (a table of labels) is embedded in them
+        (:meth:`kpcourse.grading.judge.policy.Program.literals`).
     """
 
     exercise: str
@@ -101,6 +106,7 @@ class Cell:
     loop_free: tuple = ()
     functions: tuple = field(default=())
     answer_bytes: int | None = None
+    max_literals: tuple | None = None
 
     def called(self):
         """Names of the student's functions the tests call or pass as arguments."""

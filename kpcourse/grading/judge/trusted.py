@@ -332,6 +332,13 @@ def verdict(cell, program, forbidden, answers_path, ran, log=None, answer_bytes=
     problems = program.verdict(names, cell.forbidden or forbidden, cell.allow, cell.what)
     if problems:
         return _core_message(cell.exercise, problems)
+    if cell.max_literals is not None:
+        (most, longest), (count, length) = cell.max_literals, program.literals(names)
+        if count > most or length > longest:
+            return _core_message(cell.exercise, [
+                f"your functions hold {count} literals (numbers, strings) in their source, the longest "
+                f"{length} characters long (here at most {most}, and {longest} characters each): data written "
+                "into the code, such as a table of labels, earns nothing; compute from the arguments instead"])
     if cell.loop_free:
         loops = program.loops(cell.loop_free)
         if loops:
