@@ -131,56 +131,34 @@ def test_the_intro_states_the_graders_caps():
     assert f"at most {most} literals (numbers and strings), none longer than {longest} characters" in intro
 
 
-def _appendix_trainer(K, y, n_classes, epochs):
-    """Appendix 07 cell 5's multi-class perceptron, as the course shows it."""
-    A = np.zeros((n_classes, len(y)))
-    for _ in range(epochs):
-        for i in range(len(y)):
-            scores = A @ K[:, i]
-            r = int(np.argmax(np.where(np.arange(n_classes) == y[i], -np.inf, scores)))
-            if scores[y[i]] <= scores[r]:
-                A[y[i], i] += 1
-                A[r, i] -= 1
-    return A
+def _golden(case, cell):
+    """The functions that golden case ``case`` types into ``cell`` (tests/golden/09-capstone.py), beside ``np``."""
+    import importlib.util
 
-
-def _pasted_fit(X, y, params):
-    """The appendix's trainer wrapped as fit, its labels passed as they come (it needs 0..C-1)."""
-    X = np.asarray(X, dtype=float)
-    K = X @ X.T if params["kernel"] == "linear" else np.exp(
-        -((X[:, None] - X[None]) ** 2).sum(-1) / (2 * params["sigma"] ** 2))
-    y = np.asarray(y)
-    return {"X": X, "A": _appendix_trainer(K, y, len(np.unique(y)), params["epochs"]), "params": params}
-
-
-def _pasted_predict(model, X):
-    X = np.asarray(X, dtype=float)
-    p = model["params"]
-    K = X @ model["X"].T if p["kernel"] == "linear" else np.exp(
-        -((X[:, None] - model["X"][None]) ** 2).sum(-1) / (2 * p["sigma"] ** 2))
-    return np.argmax(K @ model["A"].T, axis=1)
+    spec = importlib.util.spec_from_file_location("golden09", ROOT / "tests" / "golden" / "09-capstone.py")
+    golden = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(golden)
+    typed = {"np": np}
+    exec(golden.CASES[case]["replace"][cell], typed)  # noqa: S102 - the golden submission itself
+    return typed
 
 
 @pytest.mark.parametrize("gid", ["ex1-model-tests-labels", "ex1-model-tests-separable", "ex1-model-tests-bias",
                                  "ex1-model-tests-memorise"])
 def test_the_nearest_course_code_fails_each_exercise(own, gid):
-    """Appendix 07's multi-class perceptron, copied and wrapped as fit and predict, fails visible and hidden tests."""
-    assert failing(GRADER, own, gid, {"fit": _pasted_fit, "predict": _pasted_predict}) == ["visible", "hidden"]
+    """Appendix 07's multi-class perceptron, pasted as fit and predict (golden pasted-trainer), fails visible and
+    hidden tests."""
+    pasted = _golden("pasted-trainer", "ex1-model")
+    assert failing(GRADER, own, gid, {k: pasted[k] for k in ("fit", "predict")}) == ["visible", "hidden"]
     assert failing(GRADER, own, gid, {}) == []
 
 
 def test_a_lookup_of_the_public_rows_earns_nothing(own):
     """The golden ``public-rows`` attack, judged without the source policy: right on every public row as it
     is, below both bands on the grader's rows (rotated, rescaled, shifted, shuffled, renamed, drawn)."""
-    import importlib.util
-
     from kpcourse.datasets import load_table
 
-    spec = importlib.util.spec_from_file_location("golden09", ROOT / "tests" / "golden" / "09-capstone.py")
-    golden = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(golden)
-    attack = {**own, "np": np}
-    exec(golden.CASES["public-rows"]["replace"]["ex2-pipeline"], attack)  # noqa: S102 - the golden attack itself
+    attack = {**own, **_golden("public-rows", "ex2-pipeline")}
     for name in ("wine", "breast_cancer"):
         X, y = load_table(name)
         order = np.random.default_rng(3).permutation(len(y))

@@ -240,6 +240,36 @@ def test_unit_disc_rejects_bad_arguments(kwargs):
         datasets.unit_disc(**kwargs)
 
 
+@pytest.mark.parametrize("make,d", [(datasets.rings, 4), (datasets.lines, 30), (datasets.stripes, 3)])
+def test_the_three_sets_are_seeded_and_labelled_0_to_2(make, d):
+    a, b = make(300, d, random_state=5), make(300, d, random_state=np.random.default_rng(5))
+    np.testing.assert_array_equal(a[0], b[0])
+    np.testing.assert_array_equal(a[1], b[1])
+    assert a[0].shape == (300, d) and a[1].dtype == np.int64 and set(a[1].tolist()) == {0, 1, 2}
+    assert not np.array_equal(a[0], make(300, d, random_state=6)[0])
+
+
+def test_the_three_sets_keep_their_shapes_under_the_turn():
+    """Rings: the rows' distance from the inner ring's mean orders the classes, turned and rescaled as they are;
+    lines: even a rough linear rule (least squares on one-hot classes) gets most rows right."""
+    X, y = datasets.rings(600, 2, random_state=0)
+    centre = X[y == 0].mean(axis=0)  # the inner ring surrounds it
+    far = np.linalg.norm(X - centre, axis=1)
+    assert [np.median(far[y == k]) for k in range(3)] == sorted(np.median(far[y == k]) for k in range(3))
+    X, y = datasets.lines(300, 5, random_state=0)
+    A = np.c_[X, np.ones(len(X))]
+    scores = A @ np.linalg.lstsq(A, np.eye(3)[y], rcond=None)[0]
+    assert np.mean(np.argmax(scores, axis=1) == y) > 0.8
+
+
+@pytest.mark.parametrize("kwargs", [dict(n=2, d=3), dict(n=30, d=1), dict(n=30, d=2.5)])
+def test_the_ring_and_stripe_sets_reject_bad_arguments(kwargs):
+    with pytest.raises((ValueError, TypeError)):
+        datasets.rings(**kwargs)
+    with pytest.raises((ValueError, TypeError)):
+        datasets.stripes(**kwargs)
+
+
 # --------------------------------------------------------------------------- #
 # Loaders on the staged data
 # --------------------------------------------------------------------------- #

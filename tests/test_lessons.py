@@ -80,7 +80,7 @@ NO_ALGORITHM = {
                 loops=(_BY_ANSWERS, ())),
     # no kernel, no training, no class chosen, no table read: accuracies and error rates of given labels, and
     # the folds of the rule the notebook states (the inputs of the recomputed table entries)
-    "09": Rules(imports=(*_REFERENCES, "kpcourse._dual", "kpcourse.datasets", "scipy"), operators=(ast.MatMult,),
+    "09": Rules(imports=(*_REFERENCES, "kpcourse._dual", "kpcourse.datasets.tables", "scipy"), operators=(ast.MatMult,),
                 names=("argmax", "unique", "exp", "qr", "load_table", "bincount"),
                 nodes=(ast.While, ast.AugAssign)),
 }

@@ -33,7 +33,7 @@ from .examples import msdn_example, quiz_points, quiz_transform, worked_example
 from .mnist import deskew, load_mnist
 from .tables import load_table
 from .text import NLTKDataWarning, chapters, load_text, sentences, words
-from .toy import circles, unit_disc
+from .toy import circles, lines, rings, stripes, unit_disc
 
 __all__ = [
     "DataNotFoundError",
@@ -45,6 +45,9 @@ __all__ = [
     "msdn_example",
     "circles",
     "unit_disc",
+    "rings",
+    "lines",
+    "stripes",
     "data_path",
     "load_banknote",
     "load_mnist",

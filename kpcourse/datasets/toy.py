@@ -128,3 +128,132 @@ def unit_disc(n, *, margin=0.0, random_state=None):
     X = np.vstack(kept)[:n]
     y = np.where(np.linalg.norm(X, axis=1) < 1.0, -1, 1).astype(np.int64)
     return X, y
+
+
+# ----------------------------------------------- three sets whose best kernels differ
+def _placed(rng, X):
+    """``X`` turned by a random rotation, each feature rescaled by 0.5 to 2 and shifted: its shape kept, its
+    axes lost."""
+    d = X.shape[1]
+    Q, R = np.linalg.qr(rng.normal(size=(d, d)))
+    X = X @ (Q * np.sign(np.diag(R))) * np.exp(rng.uniform(np.log(0.5), np.log(2.0), size=d))
+    return X + rng.normal(scale=3.0, size=d)
+
+
+def _shape(n, d, smallest):
+    return check_int(n, "n", minimum=3), check_int(d, "d", minimum=smallest)
+
+
+def rings(n, d, *, random_state=None):
+    """Three rings around one point of a plane in ``d`` features, the others noise, turned at random.
+
+    Ring ``k`` (class ``k``) holds the points of the plane at a distance from 0 between
+    ``k + 0.15`` and ``k + 0.85``, at angles uniform on the circle; the other ``d - 2``
+    features are noise of standard deviation 0.3. The rows are then rotated, each feature
+    rescaled by a factor from 0.5 to 2 and shifted, so no axis shows the plane. No line
+    separates the rings, nor does a Gaussian kernel much wider than their spacing.
+
+    Parameters
+    ----------
+    n : int
+        Number of points, >= 3; classes 0, 1, 2 take turns.
+    d : int
+        Number of features, >= 2.
+    random_state : None, int or numpy.random.Generator, default=None
+        Seed or generator; ``None`` draws fresh entropy.
+
+    Returns
+    -------
+    X : ndarray of shape (n, d), dtype float64
+    y : ndarray of shape (n,), dtype int64
+        The ring of each row, 0 (inside) to 2 (outside).
+
+    Examples
+    --------
+    >>> X, y = rings(300, 3, random_state=0)
+    >>> X.shape, np.bincount(y).tolist()
+    ((300, 3), [100, 100, 100])
+
+    Lesson 09 (the capstone's tests).
+    """
+    n, d = _shape(n, d, 2)
+    rng = _check_random_state(random_state)
+    y = np.tile(np.arange(3), n // 3 + 1)[:n]
+    radius, angle = y + rng.uniform(0.15, 0.85, size=n), rng.uniform(0, 2 * np.pi, size=n)
+    X = np.c_[radius * np.cos(angle), radius * np.sin(angle), rng.normal(scale=0.3, size=(n, d - 2))]
+    return _placed(rng, X), y
+
+
+def lines(n, d, *, random_state=None):
+    """Three classes split by lines: each row takes the class of the largest of three random linear scores.
+
+    Rows are standard normal in ``d`` features, then turned, rescaled and shifted as in
+    :func:`rings`. In many features (25 or more) a narrow Gaussian kernel, which judges a
+    row by its few nearest rows, falls far short of a linear one.
+
+    Parameters
+    ----------
+    n : int
+        Number of points, >= 3.
+    d : int
+        Number of features, >= 1.
+    random_state : None, int or numpy.random.Generator, default=None
+        Seed or generator; ``None`` draws fresh entropy.
+
+    Returns
+    -------
+    X : ndarray of shape (n, d), dtype float64
+    y : ndarray of shape (n,), dtype int64
+        Classes 0, 1, 2 (their sizes as drawn).
+
+    Examples
+    --------
+    >>> X, y = lines(300, 30, random_state=0)
+    >>> X.shape, sorted(set(y.tolist()))
+    ((300, 30), [0, 1, 2])
+
+    Lesson 09 (the capstone's tests).
+    """
+    n, d = _shape(n, d, 1)
+    rng = _check_random_state(random_state)
+    X = rng.normal(size=(n, d))
+    return _placed(rng, X), np.argmax(X @ rng.normal(size=(d, 3)), axis=1)
+
+
+def stripes(n, d, *, random_state=None):
+    """Eight parallel stripes of a plane in ``d`` features, the others noise, turned at random.
+
+    A point's first coordinate is uniform in [0, 8), its second in [0, 4); stripe
+    ``floor(first)`` has class ``floor(first) % 3`` (0, 1, 2, 0, 1, 2, 0, 1). The other
+    ``d - 2`` features are noise of standard deviation 0.3, and the rows are turned,
+    rescaled and shifted as in :func:`rings`. A line or a wide Gaussian kernel blurs the
+    stripes together; a narrow one follows them.
+
+    Parameters
+    ----------
+    n : int
+        Number of points, >= 3.
+    d : int
+        Number of features, >= 2.
+    random_state : None, int or numpy.random.Generator, default=None
+        Seed or generator; ``None`` draws fresh entropy.
+
+    Returns
+    -------
+    X : ndarray of shape (n, d), dtype float64
+    y : ndarray of shape (n,), dtype int64
+        The class of each row's stripe.
+
+    Examples
+    --------
+    >>> X, y = stripes(300, 3, random_state=0)
+    >>> X.shape, sorted(set(y.tolist()))
+    ((300, 3), [0, 1, 2])
+
+    Lesson 09 (the capstone's tests).
+    """
+    n, d = _shape(n, d, 2)
+    rng = _check_random_state(random_state)
+    across = rng.uniform(0, 8, size=n)
+    X = np.c_[across, rng.uniform(0, 4, size=n), rng.normal(scale=0.3, size=(n, d - 2))]
+    return _placed(rng, X), np.floor(across).astype(np.int64) % 3
