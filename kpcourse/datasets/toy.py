@@ -191,20 +191,8 @@ def lines(n, d, *, random_state=None):
     :func:`rings`. In many features (25 or more) a narrow Gaussian kernel, which judges a
     row by its few nearest rows, falls far short of a linear one.
 
-    Parameters
-    ----------
-    n : int
-        Number of points, >= 3.
-    d : int
-        Number of features, >= 1.
-    random_state : None, int or numpy.random.Generator, default=None
-        Seed or generator; ``None`` draws fresh entropy.
-
-    Returns
-    -------
-    X : ndarray of shape (n, d), dtype float64
-    y : ndarray of shape (n,), dtype int64
-        Classes 0, 1, 2 (their sizes as drawn).
+    Parameters and returns are those of :func:`rings` (``d >= 1`` here); the classes' sizes
+    are as drawn.
 
     Examples
     --------
@@ -229,20 +217,8 @@ def stripes(n, d, *, random_state=None):
     rescaled and shifted as in :func:`rings`. A line or a wide Gaussian kernel blurs the
     stripes together; a narrow one follows them.
 
-    Parameters
-    ----------
-    n : int
-        Number of points, >= 3.
-    d : int
-        Number of features, >= 2.
-    random_state : None, int or numpy.random.Generator, default=None
-        Seed or generator; ``None`` draws fresh entropy.
-
-    Returns
-    -------
-    X : ndarray of shape (n, d), dtype float64
-    y : ndarray of shape (n,), dtype int64
-        The class of each row's stripe.
+    Parameters and returns are those of :func:`rings`; ``y`` is the class of each row's
+    stripe.
 
     Examples
     --------
