@@ -22,6 +22,7 @@ from kpcourse.grading.course.exchange import OwnerCheckedCollect
 from kpcourse.grading.course.late import PerDayPenalty
 from kpcourse.grading.judge.trusted import TrustedExecute
 from kpcourse.grading.views.plugins import MakeInert, ScrubHiddenTests
+from kpcourse.syllabus import load_syllabus
 
 c = get_config()  # noqa: F821 (provided by traitlets when it loads this file)
 
@@ -73,20 +74,23 @@ c.Autograde.autograde_preprocessors = [
 ]
 c.OverwriteCells.add_missing_cells = True
 
-# Due dates and extensions (kpcourse.grading.course.deadlines): written into the gradebook by `make release`
-# and before every `make autograde`; the late policy below counts from them (plus a student's
-# extension). Times in UTC. The time a submission counts as made is when its files in the exchange
-# last changed, never the timestamp a student's submit wrote (kpcourse.grading.course.exchange).
-c.Deadlines.due = {}         # {"01-similarity": "2027-02-01 23:59:00 UTC", ...}
+# Due dates and the late policy come from the course's rules (kpcourse/data/course.toml, kpcourse.syllabus),
+# which the start page shows to students: edit them there. Due dates are written into the gradebook by
+# `make release` and before every `make autograde` (kpcourse.grading.course.deadlines); the late policy counts
+# from them, plus a student's extension (below: students do not see it). Times in UTC. The time a submission
+# counts as made is when its files in the exchange last changed, never the timestamp a student's submit wrote
+# (kpcourse.grading.course.exchange).
+SYLLABUS = load_syllabus()
+c.Deadlines.due = dict(SYLLABUS.due)
 c.Deadlines.extensions = {}  # {"01-similarity": {"alice": 2}, ...}: extra days per student
 
-# Late submissions (kpcourse.grading.course.late): each day late or part of a day, after 15 minutes of
-# grace, costs 10 % of the notebook's score, at most 50 %. Stored in the gradebook by autograde;
-# `make export-grades` and nbgrader's export take it off the score.
+# Late submissions (kpcourse.grading.course.late): each day late or part of a day, after the grace minutes,
+# costs per_day of the final score, at most cap (course.toml: 10 %, 50 %, 15 minutes). Stored in the gradebook
+# by autograde; `make export-grades` takes it off the final score.
 c.AssignLatePenalties.plugin_class = PerDayPenalty
-c.PerDayPenalty.per_day = 0.10
-c.PerDayPenalty.cap = 0.50
-c.PerDayPenalty.grace_seconds = 15 * 60
+c.PerDayPenalty.per_day = SYLLABUS.per_day
+c.PerDayPenalty.cap = SYLLABUS.cap
+c.PerDayPenalty.grace_seconds = SYLLABUS.grace_minutes * 60
 
 # The exchange on a shared machine (README, "Deploying on a JupyterHub"): collect leaves in the
 # inbound folder a submission whose Unix owner is not the student it names (nbgrader only warns).

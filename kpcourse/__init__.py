@@ -2,7 +2,7 @@
 
 Modules, one idea each: ``kernels`` (similarity functions), ``gram`` (Gram matrices
 at scale), ``perceptron`` (primal and kernel perceptrons), ``datasets`` (course data),
-``plotting``, ``widgets`` and ``checks`` (student feedback). Importing the package
+``plotting``, ``widgets``, ``checks`` (student feedback) and ``syllabus`` (the course's rules). Importing the package
 loads none of them: ``from kpcourse.perceptron import Perceptron``.
 """
 

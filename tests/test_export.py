@@ -94,13 +94,36 @@ def test_plugin_penalty_in_points():
 
 
 def test_course_config_uses_the_plugin():
-    """``nbgrader_config.py`` names the plug-in and a policy inside [0, 1]."""
+    """``nbgrader_config.py`` names the plug-in and applies the course's rules (kpcourse/data/course.toml, which
+    the start page shows): the same due dates and late policy."""
     from traitlets.config.loader import PyFileConfigLoader
 
+    from kpcourse.syllabus import load_syllabus
+
     cfg = PyFileConfigLoader("nbgrader_config.py", path=str(REPO)).load_config()
+    syllabus = load_syllabus()
     assert cfg.AssignLatePenalties.plugin_class is PerDayPenalty
-    per_day, cap = cfg.PerDayPenalty.per_day, cfg.PerDayPenalty.cap
-    assert 0 < per_day <= cap <= 1
+    assert (cfg.PerDayPenalty.per_day, cfg.PerDayPenalty.cap) == (syllabus.per_day, syllabus.cap)
+    assert cfg.PerDayPenalty.grace_seconds == syllabus.grace_minutes * 60
+    assert cfg.Deadlines.due == syllabus.due
+
+
+@pytest.mark.parametrize("text,match", [
+    ("[late]\nper_day = 1.5\n", "per_day must be a share"),
+    ("[late]\ngrace_minutes = -1\n", "grace_minutes"),
+    ("[late]\nfine = 2\n", "only per_day, cap and grace_minutes"),
+    ("[due]\n\"01-similarity\" = 2027-02-01\n", "must be text"),
+    ("[terms]\n", "unknown section"),
+    ("[rules]\nweights = \"by points\"\n", "needs collaboration, ai_tools, help"),
+    ("[rules\n", "not valid TOML"),
+])
+def test_the_course_rules_file_refuses_what_it_cannot_apply(tmp_path, text, match):
+    from kpcourse.syllabus import load_syllabus
+
+    path = tmp_path / "course.toml"
+    path.write_text(text)
+    with pytest.raises(ValueError, match=match):
+        load_syllabus(path)
 
 
 def test_nbgrader_stores_the_penalty(gradebook):

@@ -1,9 +1,10 @@
 """Due dates, extensions and submission times a student cannot change.
 
-**One course file.** The due date of each assignment and each student's extension are set in
-``nbgrader_config.py``::
+**The course's rules, and one private setting.** The due date of each assignment is set in the course's
+rules, ``kpcourse/data/course.toml`` (``[due]``, which the start page shows and ``nbgrader_config.py`` reads
+into ``c.Deadlines.due``); each student's extension in ``nbgrader_config.py``, which students do not see::
 
-    c.Deadlines.due = {"02-perceptron-by-hand": "2027-02-15 23:59:00 UTC"}
+    c.Deadlines.due = {"02-perceptron-by-hand": "2027-02-15 23:59:00 UTC"}   # from course.toml
     c.Deadlines.extensions = {"02-perceptron-by-hand": {"alice": 2}}   # days
 
 :func:`apply` writes them into the gradebook: the due dates at ``make release`` and before
@@ -59,7 +60,8 @@ def _due(name, text):
     try:
         return parse_utc(str(text))
     except (ValueError, OverflowError, TypeError) as exc:
-        raise ValueError(f"nbgrader_config.py, c.Deadlines.due[{name!r}] = {text!r} is not a date: write it as "
+        raise ValueError(f"the due date of {name!r}, {text!r} (kpcourse/data/course.toml, [due], or "
+                         "c.Deadlines.due in nbgrader_config.py), is not a date: write it as "
                          "'2027-02-15 23:59:00 UTC'") from exc
 
 
@@ -90,7 +92,7 @@ def apply(root, names, submitted=(), log=print):
                 except MissingEntry:  # not released into this gradebook: nothing of it to grade late
                     undated = True
                 if undated:
-                    log(f"{name}: no due date (nbgrader_config.py, c.Deadlines.due): no late penalty applies")
+                    log(f"{name}: no due date (kpcourse/data/course.toml, [due]): no late penalty applies")
         for student, name in submitted:
             days = deadlines.extensions.get(name, {}).get(student)
             if days is None:
