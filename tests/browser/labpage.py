@@ -14,6 +14,7 @@ import json
 import os
 import re
 import secrets
+import shlex
 import shutil
 import signal
 import socket
@@ -74,6 +75,13 @@ def generate_release(root, names):
                            f"{proc.stderr[-4000:]}")
 
 
+def make_lab_command():
+    """The JupyterLab command line that ``make lab`` runs (read from ``make -n lab``), options included."""
+    plan = subprocess.run(["make", "-n", "lab"], cwd=REPO, capture_output=True, text=True, check=True).stdout
+    lines = plan.replace("\\\n", " ").splitlines()
+    return shlex.split(next(x for x in lines if "jupyter" in x and " lab " in f"{x} "))
+
+
 def _free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -89,12 +97,14 @@ class LabServer:
     """A running ``jupyter lab``: ``url``, ``token``, ``root``, ``log``; ``stop()`` ends it.
 
     ``extra_env``: variables set for the server on top of the test's environment (e.g. a
-    student's ``HOME``); ``extra_args``: more command-line options.
+    student's ``HOME``); ``extra_args``: more command-line options; ``program``: the command that
+    starts JupyterLab with its own options (default ``python -m jupyterlab``; :func:`make_lab_command`
+    for the README's ``make lab``), to which the test's port, token and settings folders are added.
     """
 
     running = []  # servers not stopped yet (for the SIGTERM handler in conftest.py)
 
-    def __init__(self, root, workdir, extra_env=None, extra_args=()):
+    def __init__(self, root, workdir, extra_env=None, extra_args=(), program=None):
         self.root, self.token, self.port = Path(root), secrets.token_hex(16), _free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         app_settings = workdir / "app-settings"
@@ -105,13 +115,14 @@ class LabServer:
                    JUPYTER_CONFIG_DIR=str(workdir / "config"), JUPYTER_RUNTIME_DIR=str(workdir / "runtime"),
                    IPYTHONDIR=str(workdir / "ipython"))
         env.update(extra_env or {})
-        cmd = [sys.executable, "-m", "jupyterlab", "--no-browser", "--ip=127.0.0.1", f"--port={self.port}",
-               "--ServerApp.port_retries=0", f"--IdentityProvider.token={self.token}",
-               f"--ServerApp.root_dir={self.root}", f"--LabApp.app_settings_dir={app_settings}",
+        cmd = [*(program or [sys.executable, "-m", "jupyterlab"]), "--no-browser", "--ip=127.0.0.1",
+               f"--port={self.port}", "--ServerApp.port_retries=0", f"--IdentityProvider.token={self.token}",
+               *([] if program else [f"--ServerApp.root_dir={self.root}"]),  # a program names its own
+               f"--LabApp.app_settings_dir={app_settings}",
                f"--LabApp.user_settings_dir={workdir / 'user-settings'}",
                f"--LabApp.workspaces_dir={workdir / 'workspaces'}", "--LabApp.expose_app_in_browser=True",
                *extra_args]
-        if hasattr(os, "getuid") and os.getuid() == 0:
+        if hasattr(os, "getuid") and os.getuid() == 0 and "--allow-root" not in cmd:
             cmd.append("--allow-root")
         self.log = workdir / "jupyter-server.log"
         self._log_file = open(self.log, "wb")  # closed in stop()
