@@ -19,7 +19,7 @@ from nbgrader.preprocessors import (
 )
 
 from kpcourse.grading.course.exchange import OwnerCheckedCollect
-from kpcourse.grading.course.late import PerDayPenalty
+from kpcourse.grading.course.late import PerDayPenalty, StateLateRule
 from kpcourse.grading.judge.trusted import TrustedExecute
 from kpcourse.grading.views.plugins import MakeInert, ScrubHiddenTests
 from kpcourse.syllabus import load_syllabus
@@ -99,5 +99,7 @@ c.ExchangeFactory.collect = OwnerCheckedCollect
 # Feedback: nbgrader keeps hidden tests in feedback by default; remove them,
 # including the lines that tracebacks quote. What a student's notebook shows is text or a
 # checked image, never a script (kpcourse.grading.views.inert): in the autograded notebook the
-# formgrader renders (MakeInert, last step of the autograde) and again in feedback.
-c.GenerateFeedback.preprocessors = [GetGrades, ScrubHiddenTests, MakeInert, CSSHTMLHeaderPreprocessor]
+# formgrader renders (MakeInert, last step of the autograde) and again in feedback. The feedback begins with the
+# late rule and what it did to this submission (StateLateRule: its due date, extension and time).
+c.GenerateFeedback.preprocessors = [GetGrades, StateLateRule, ScrubHiddenTests, MakeInert,
+                                    CSSHTMLHeaderPreprocessor]

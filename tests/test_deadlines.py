@@ -139,6 +139,9 @@ def term(tmp_path_factory):
             sub = gb.find_submission(ASSIGNMENT, student)
             out[student] = {"score": sub.score, "penalty": sum(nb.late_submission_penalty or 0 for nb in sub.notebooks),
                             "late": sub.total_seconds_late, "extension": sub.extension}
+    _nbgrader(["generate_feedback", ASSIGNMENT, "--force"], root, teacher)
+    for student in out:
+        out[student]["feedback"] = (root / "feedback" / student / ASSIGNMENT / f"{ASSIGNMENT}.html").read_text()
     return out, collected.stdout + collected.stderr
 
 
@@ -162,3 +165,14 @@ def test_an_extension_survives_the_autograde(term):
     got, _ = term
     assert got["dave"]["extension"] == dt.timedelta(days=2), got["dave"]
     assert got["dave"]["late"] == 0 and got["dave"]["penalty"] == 0, got["dave"]
+
+
+def test_the_feedback_states_the_rule_and_what_it_did(term):
+    """Each student's feedback begins with the late rule, the due date, the time that counted, and the penalty."""
+    got, _ = term
+    for student in ("alice", "bob", "carol"):
+        text = got[student]["feedback"]
+        assert "Late work." in text and "after 15 minutes of grace, costs 10%" in text, text[:3000]
+        assert "late: 10% comes off this assignment" in text and "when its files reached the course" in text
+    dave = got["dave"]["feedback"]
+    assert "with your extension of 2 days" in dave and "It was on time: no penalty." in dave

@@ -27,9 +27,10 @@ from __future__ import annotations
 import math
 
 from nbgrader.plugins import LateSubmissionPlugin
+from nbgrader.preprocessors import NbGraderPreprocessor
 from traitlets import Dict, Float
 
-__all__ = ["PerDayPenalty", "late_fraction", "course_policy", "DAY"]
+__all__ = ["PerDayPenalty", "StateLateRule", "late_fraction", "late_note", "course_policy", "DAY"]
 
 DAY = 86400.0
 
@@ -86,18 +87,25 @@ class PerDayPenalty(LateSubmissionPlugin):
     per_assignment = Dict(help="An assignment's own policy: {name: {'per_day': ..., 'cap': ..., "
                                "'grace_seconds': ...}} (what is not given is the course's).").tag(config=True)
 
-    def share(self, assignment, seconds_late):
-        """Share of the final score taken off ``assignment`` submitted ``seconds_late`` after its due date.
+    def policy(self, assignment):
+        """The late policy of ``assignment``, ``{"per_day", "cap", "grace_seconds"}``: its own entries of
+        ``per_assignment`` where it has them, the course's otherwise.
 
-        Raises ``ValueError`` for a ``per_assignment`` entry with an unknown key or a value out of range.
+        Raises ``ValueError`` for a ``per_assignment`` entry with an unknown key.
         """
         own = self.per_assignment.get(assignment, {})
         unknown = sorted(set(own) - {"per_day", "cap", "grace_seconds"})
         if unknown:
             raise ValueError(f"nbgrader_config.py, c.PerDayPenalty.per_assignment[{assignment!r}] has "
                              f"{', '.join(unknown)}: only per_day, cap and grace_seconds")
-        policy = {"per_day": self.per_day, "cap": self.cap, "grace_seconds": self.grace_seconds, **own}
-        return late_fraction(seconds_late, **policy)
+        return {"per_day": self.per_day, "cap": self.cap, "grace_seconds": self.grace_seconds, **own}
+
+    def share(self, assignment, seconds_late):
+        """Share of the final score taken off ``assignment`` submitted ``seconds_late`` after its due date.
+
+        Raises ``ValueError`` for a ``per_assignment`` entry with an unknown key or a value out of range.
+        """
+        return late_fraction(seconds_late, **self.policy(assignment))
 
     def late_submission_penalty(self, student_id, score, total_seconds_late):
         """Points taken off one late notebook: ``score * late_fraction(...)``, rounded to 0.01.
@@ -130,3 +138,74 @@ def course_policy(root):
 
     config = course_config(root)
     return PerDayPenalty(config=config) if config is not None else None
+
+
+def _span(seconds):
+    days, rest = divmod(int(round(seconds)), 86400)
+    hours, rest = divmod(rest, 3600)
+    return ", ".join(f"{n} {unit}{'s' if n != 1 else ''}" for n, unit in
+                     ((days, "day"), (hours, "hour"), (rest // 60, "minute")) if n) or "less than a minute"
+
+
+def late_note(policy, due, extension, submitted, seconds_late):
+    """What a student's feedback says about lateness: the rule, and what it did to this submission.
+
+    Parameters
+    ----------
+    policy : dict
+        ``{"per_day", "cap", "grace_seconds"}`` (:meth:`PerDayPenalty.policy`).
+    due : datetime.datetime or None
+        The due date that applies, the student's extension included (UTC); ``None``: none set.
+    extension : datetime.timedelta or None
+        The student's extension.
+    submitted : datetime.datetime
+        When the submission counts as made (UTC): when its files reached the course.
+    seconds_late : float
+        Seconds after ``due``.
+
+    Returns
+    -------
+    str
+        Markdown text: plain words, no HTML.
+    """
+    rule = (f"each day late, or part of a day, after {policy['grace_seconds'] / 60:g} minutes of grace, costs "
+            f"{policy['per_day']:.0%} of the assignment's final score (after manual grading), at most "
+            f"{policy['cap']:.0%}")
+    if due is None:
+        return (f"**Late work.** No due date is set for this assignment, so no late penalty applies (the course's "
+                f"rule: {rule}).")
+    given = f" (with your extension of {_span(extension.total_seconds())})" if extension else ""
+    lines = [f"**Late work.** The course's rule: {rule}.", "",
+             f"- Due: {due:%Y-%m-%d %H:%M} UTC{given}.",
+             f"- This submission counts as made at {submitted:%Y-%m-%d %H:%M} UTC, when its files reached the "
+             "course; the time your own submission recorded does not count."]
+    share = late_fraction(seconds_late, **policy)
+    if seconds_late <= 0:
+        lines.append("- It was on time: no penalty.")
+    else:
+        lines.append(f"- It was {_span(seconds_late)} late: {share:.0%} comes off this assignment's final score.")
+    return "\n".join(lines)
+
+
+class StateLateRule(NbGraderPreprocessor):
+    """nbgrader plug-in (feedback): put the late rule, and what it did to this submission, first in the feedback.
+
+    It reads the submission's due date, extension and time from the gradebook, and the policy from the
+    course's configuration (:class:`PerDayPenalty`); a notebook without a submission in the gradebook is
+    left as it is.
+    """
+
+    def preprocess(self, nb, resources):
+        from nbformat.v4 import new_markdown_cell
+        from nbgrader.api import Gradebook, MissingEntry
+
+        info = resources["nbgrader"]
+        with Gradebook(info["db_url"]) as gb:
+            try:
+                sub = gb.find_submission(info["assignment"], info["student"])
+            except MissingEntry:
+                return nb, resources
+            policy = PerDayPenalty(config=self.config).policy(info["assignment"])
+            text = late_note(policy, sub.duedate, sub.extension, sub.timestamp, sub.total_seconds_late)
+        nb.cells.insert(0, new_markdown_cell(text))
+        return nb, resources
