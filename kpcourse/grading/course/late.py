@@ -172,8 +172,8 @@ def late_note(policy, due, extension, submitted, seconds_late):
             f"{policy['per_day']:.0%} of the assignment's final score (after manual grading), at most "
             f"{policy['cap']:.0%}")
     if due is None:
-        return (f"**Late work.** No due date is set for this assignment, so no late penalty applies (the course's "
-                f"rule: {rule}).")
+        return (f"**Late work.** No due date is set for this assignment, so no late penalty applies. The course's "
+                f"rule: {rule}.")
     given = f" (with your extension of {_span(extension.total_seconds())})" if extension else ""
     lines = [f"**Late work.** The course's rule: {rule}.", "",
              f"- Due: {due:%Y-%m-%d %H:%M} UTC{given}.",
