@@ -175,4 +175,4 @@ def test_the_feedback_states_the_rule_and_what_it_did(term):
         assert "Late work." in text and "after 15 minutes of grace, costs 10%" in text, text[:3000]
         assert "late: 10% comes off this assignment" in text and "when its files reached the course" in text
     dave = got["dave"]["feedback"]
-    assert "with your extension of 2 days" in dave and "It was on time: no penalty." in dave
+    assert "Due, with your extension of 2 days, " in dave and "It was on time: no penalty." in dave

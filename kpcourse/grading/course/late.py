@@ -174,9 +174,9 @@ def late_note(policy, due, extension, submitted, seconds_late):
     if due is None:
         return (f"**Late work.** No due date is set for this assignment, so no late penalty applies. The course's "
                 f"rule: {rule}.")
-    given = f" (with your extension of {_span(extension.total_seconds())})" if extension else ""
+    given = f", with your extension of {_span(extension.total_seconds())}," if extension else ""
     lines = [f"**Late work.** The course's rule: {rule}.", "",
-             f"- Due: {due:%Y-%m-%d %H:%M} UTC{given}.",
+             f"- Due{given} {due:%Y-%m-%d %H:%M} UTC.",
              f"- This submission counts as made at {submitted:%Y-%m-%d %H:%M} UTC, when its files reached the "
              "course; the time your own submission recorded does not count."]
     share = late_fraction(seconds_late, **policy)
