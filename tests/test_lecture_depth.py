@@ -26,7 +26,7 @@ DEPTH = {
     "multi-class perceptron": ("07-mnist-gpu-appendix", "07-mnist-gpu",
                                ["kesler-same", "multiclass-digits"], "multiclass-digits"),
     "SVM dual and KKT": ("08-margins-and-svm-appendix", "08-margins-and-svm",
-                         ["kkt", "duality-gap", "svm-vs-perceptron"], "duality-gap"),
+                         ["dual-derivation", "kkt", "duality-gap", "svm-vs-perceptron"], "duality-gap"),
     "budget kernel perceptrons": ("08-margins-and-svm-appendix", "08-margins-and-svm", ["budget"], "budget"),
 }
 
