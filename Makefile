@@ -23,7 +23,7 @@ NBVAL_FLAGS := --nbval --nbval-sanitize-with tests/nbval_sanitize.cfg --nbval-ce
 
 DEVICE ?=
 
-.PHONY: setup sandbox lab student-edition test test-unit test-pipeline sweep-seeds test-notebooks test-browser lint release autograde report checks-data validate export-grades test-hub giveaway bench bench-mnist-full bench-gpu \
+.PHONY: setup sandbox lab student-edition test test-unit test-pipeline sweep-seeds test-notebooks test-browser lint release autograde report checks-data validate export-grades import-roster test-hub giveaway bench bench-mnist-full bench-gpu \
 	clean help
 
 help:
@@ -122,6 +122,9 @@ validate: $(STAMP)
 # FORMAT=canvas|moodle|csv writes grades-$(FORMAT).csv; CANVAS_IDS="02-perceptron-by-hand=4711 ..." names Canvas columns.
 FORMAT ?= canvas
 CANVAS_IDS ?=
+# MISSING=blank|zero|leave: a non-submitter's grade (leave: no row; with ASSIGNMENT=name, one assignment only).
+MISSING ?= blank
+ASSIGNMENT ?=
 # The folder a course hands to students (start page, lectures, release/, the package; no source/, no grader):
 # make student-edition EDITION=../kpcourse-student
 EDITION ?= ../kpcourse-student
@@ -129,7 +132,14 @@ student-edition: $(STAMP)
 	$(BIN)/python -m kpcourse.grading.course.edition $(EDITION)
 
 export-grades: $(STAMP)
-	$(BIN)/python -m kpcourse.grading.course.export $(FORMAT) $(foreach i,$(CANVAS_IDS),--canvas-id $(i))
+	$(BIN)/python -m kpcourse.grading.course.export $(FORMAT) $(foreach i,$(CANVAS_IDS),--canvas-id $(i)) \
+	  $(if $(ASSIGNMENT),--assignment $(ASSIGNMENT)) --missing $(MISSING)
+
+# The LMS's roster into the gradebook (FILE=: Canvas's gradebook export or Moodle's grade export; ID_COLUMN=:
+# the column of the nbgrader ids, default SIS Login ID / ID number): kpcourse.grading.course.roster.
+import-roster: $(STAMP)
+	@test -n "$(FILE)" || { echo "make import-roster FILE=roster.csv (the LMS's export)"; exit 2; }
+	$(BIN)/python -m kpcourse.grading.course.roster "$(FILE)" $(if $(ID_COLUMN),--id-column "$(ID_COLUMN)")
 
 lint: $(STAMP)
 	$(BIN)/ruff check kpcourse tests benchmarks source

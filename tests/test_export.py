@@ -241,3 +241,77 @@ def test_command_line(gradebook, tmp_path):
     assert bad.returncode == 2 and "no gradebook at" in bad.stderr
     bad = subprocess.run(run + ["canvas", "--db", gradebook, "--canvas-id", "x"], capture_output=True, text=True)
     assert bad.returncode == 2 and "ASSIGNMENT=NUMBER" in bad.stderr
+
+
+# ------------------------------------------------------------------ the LMS's roster
+_CANVAS_ROSTER = '''\ufeffStudent,ID,SIS User ID,SIS Login ID,Integration ID,Section,01-similarity (4710)
+    Points Possible,,,,,,7
+"Liddell, Alice",1001,S-001,alice,,Sec 1,
+"Stone, Jr., Bob",1002,S-002,bob,,Sec 1,
+"Ødegård-Łukasz, ""Zoë""",1003,S-003,carol,,Sec 2,
+"Newman, Dana",1004,S-004,dana,,Sec 2,
+'''
+
+
+def _roster_file(tmp_path, text, name="roster.csv"):
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_a_canvas_roster_round_trips(tmp_path, gradebook):
+    """Imported from Canvas's own export: the names (commas, quotes, any letter) and Canvas's ids land in the
+    gradebook, and the grades file names every student by the LMS's identity columns, exactly; dana, on the
+    roster without a submission, is left blank, 0 or out as asked."""
+    from kpcourse.grading.course import roster
+
+    course = tmp_path / "course"
+    course.mkdir()
+    kept = roster.import_roster(course, _roster_file(tmp_path, _CANVAS_ROSTER), db_url=gradebook)
+    assert kept["lms"] == "canvas" and list(kept["students"]) == ["alice", "bob", "carol", "dana"]
+    with Gradebook(gradebook) as gb:
+        carol = gb.find_student("carol")
+        assert (carol.first_name, carol.last_name, carol.lms_user_id) == ('"Zoë"', "Ødegård-Łukasz", "1003")
+        assert gb.find_student("bob").last_name == "Stone, Jr."
+    sheet = export.read_gradebook(gradebook)
+    out = tmp_path / "canvas.csv"
+    export.write(sheet, "canvas", out, roster=roster.load(course))
+    got = _read(out)
+    assert got[0][:5] == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
+    by_login = {r[3]: r for r in got[2:]}
+    assert by_login["bob"][:5] == ["Stone, Jr., Bob", "1002", "S-002", "bob", "Sec 1"]
+    assert by_login["carol"][:5] == ['Ødegård-Łukasz, "Zoë"', "1003", "S-003", "carol", "Sec 2"]
+    assert by_login["dana"][5:] == ["", ""]
+    export.write(sheet, "canvas", out, roster=roster.load(course), missing="zero")
+    assert {r[3]: r for r in _read(out)[2:]}["dana"][5:] == ["0", "0"]
+    export.write(sheet, "canvas", out, roster=roster.load(course), missing="leave")
+    assert "dana" not in {r[3] for r in _read(out)[2:]}
+
+
+def test_a_student_the_moodle_roster_lacks_stops_the_export_before_it_writes(tmp_path, gradebook):
+    from kpcourse.grading.course import roster
+
+    course = tmp_path / "course"
+    course.mkdir()
+    moodle = _roster_file(tmp_path, "First name,Last name,ID number,Institution,Email address\n"
+                                    "Alice,Liddell,alice,Uni,alice@uni.example\nBob,\"Stone, Jr.\",bob,Uni,"
+                                    "bob@uni.example\n")
+    roster.import_roster(course, moodle, db_url=gradebook)
+    out = tmp_path / "moodle.csv"
+    with pytest.raises(ValueError, match="does not hold carol"):
+        export.write(export.read_gradebook(gradebook), "moodle", out, roster=roster.load(course))
+    assert not out.exists()
+    code = export.main(["moodle", "--db", gradebook, "--out", str(out), "--course", str(course)])
+    assert code == 2 and not out.exists()
+
+
+@pytest.mark.parametrize("text,match", [
+    ("Name,Login\nA,a\n", "neither a Canvas gradebook export"),
+    ("First name,Last name,ID number,Email address\nAlice,Liddell,,a@x\n", "row 2 .*has no ID number"),
+    ("First name,Last name,ID number,Email address\nA,B,x,a@x\nC,D,x,c@x\n", "also on an earlier row"),
+])
+def test_a_roster_the_course_cannot_use_is_refused_with_its_rows_named(tmp_path, text, match):
+    from kpcourse.grading.course import roster
+
+    with pytest.raises(ValueError, match=match):
+        roster.read(_roster_file(tmp_path, text))

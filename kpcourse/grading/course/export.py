@@ -25,11 +25,19 @@ Scores are after the late penalty, to two decimals. The penalty is taken off the
 (:meth:`kpcourse.grading.course.late.PerDayPenalty.share`: the course's or the assignment's own),
 for the time between the due date plus the student's extension and the submission; without a
 course file, the penalty nbgrader stored at autograde (on the automatic score) is kept.
-An assignment a student did not submit is left empty in ``canvas`` and ``moodle``
-(the LMS leaves that grade as it was) and has an empty timestamp and score 0 in ``csv``.
+**The LMS's roster** (:mod:`kpcourse.grading.course.roster`, ``make import-roster``): when the course
+holds one for the LMS of the export, each row's identity columns are the roster's, as the LMS wrote
+them, and a student of the gradebook whom the roster does not hold stops the export before anything is
+written, with the students named (Moodle aborts a whole import on one unknown user).
+
+**Non-submitters** (``missing``): ``blank`` (the default) leaves the cell empty in ``canvas`` and
+``moodle``, which Moodle reads as "no grade" and Canvas as a change; ``zero`` writes 0; ``leave``
+writes no row for a student without a submission of the exported assignments, so the LMS keeps what
+it has (export one assignment at a time, ``--assignment``, for that to hold for each grade). In
+``csv`` a missing submission has an empty timestamp and score 0.
 
 Command line: ``python -m kpcourse.grading.course.export FORMAT [--db sqlite:///gradebook.db]
-[--out FILE] [--course DIR] [--canvas-id ASSIGNMENT=ID ...]``.
+[--out FILE] [--course DIR] [--canvas-id ASSIGNMENT=ID ...] [--assignment NAME] [--missing blank|zero|leave]``.
 """
 
 from __future__ import annotations
@@ -40,11 +48,13 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from kpcourse.grading.course import roster as lms_roster
 from kpcourse.grading.course.late import course_policy
 
-__all__ = ["FORMATS", "Gradesheet", "read_gradebook", "rows", "write", "main"]
+__all__ = ["FORMATS", "MISSING", "Gradesheet", "read_gradebook", "rows", "write", "main"]
 
 FORMATS = ("canvas", "moodle", "csv")
+MISSING = ("blank", "zero", "leave")
 CANVAS_IDENTITY = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
 MOODLE_IDENTITY = ["First name", "Last name", "ID number", "Email address"]
 CSV_COLUMNS = ["student_id", "first_name", "last_name", "email", "assignment", "duedate", "timestamp",
@@ -132,28 +142,46 @@ def read_gradebook(db_url, policy=None):
     return sheet
 
 
-def _canvas_rows(sheet, canvas_ids):
+def _who(sheet, fmt, roster, missing):
+    """The students whose rows are written, each with the roster's identity columns (or ``None``)."""
+    held = roster["students"] if roster and roster["lms"] == fmt else None
+    if held is not None:
+        unknown = [st["id"] for st in sheet.students if st["id"] not in held]
+        if unknown:
+            raise ValueError(f"the {fmt} roster (lms-roster.json) does not hold {', '.join(unknown)}: import the LMS's "
+                             "current roster (make import-roster) or remove them from the gradebook; nothing written")
+    names = [a["name"] for a in sheet.assignments]
+    return [(st, held[st["id"]]["identity"] if held is not None else None) for st in sheet.students
+            if missing != "leave" or any((st["id"], a) in sheet.submissions for a in names)]
+
+
+def _scores(sheet, st, missing="blank"):
+    return [_num(sub["score"]) if (sub := sheet.submissions.get((st["id"], a["name"])))
+            else ("0" if missing == "zero" else "") for a in sheet.assignments]
+
+
+def _canvas_rows(sheet, canvas_ids, roster=None, missing="blank"):
     unknown = sorted(set(canvas_ids) - {a["name"] for a in sheet.assignments})
     if unknown:
         raise ValueError(f"--canvas-id names assignments that are not in the gradebook: {', '.join(unknown)}")
     header = CANVAS_IDENTITY + [f"{a['name']} ({canvas_ids[a['name']]})" if a["name"] in canvas_ids else a["name"]
                                 for a in sheet.assignments]
     rows = [header, ["Points Possible", "", "", "", ""] + [_num(a["max_score"]) for a in sheet.assignments]]
-    for st in sheet.students:
-        name = f"{st['last_name']}, {st['first_name']}" if st["last_name"] and st["first_name"] else st["id"]
-        rows.append([name, st["lms_user_id"], "", st["id"], ""] + _scores(sheet, st))
+    for st, identity in _who(sheet, "canvas", roster, missing):
+        if identity is None:
+            name = f"{st['last_name']}, {st['first_name']}" if st["last_name"] and st["first_name"] else st["id"]
+            identity = {"Student": name, "ID": st["lms_user_id"], "SIS User ID": "", "SIS Login ID": st["id"],
+                        "Section": ""}
+        rows.append([identity[c] for c in CANVAS_IDENTITY] + _scores(sheet, st, missing))
     return rows
 
 
-def _scores(sheet, st):
-    return [_num(sub["score"]) if (sub := sheet.submissions.get((st["id"], a["name"]))) else ""
-            for a in sheet.assignments]
-
-
-def _moodle_rows(sheet):
+def _moodle_rows(sheet, roster=None, missing="blank"):
     rows = [MOODLE_IDENTITY + [a["name"] for a in sheet.assignments]]
-    for st in sheet.students:
-        rows.append([st["first_name"], st["last_name"], st["id"], st["email"]] + _scores(sheet, st))
+    for st, identity in _who(sheet, "moodle", roster, missing):
+        identity = identity or {"First name": st["first_name"], "Last name": st["last_name"], "ID number": st["id"],
+                                "Email address": st["email"]}
+        rows.append([identity[c] for c in MOODLE_IDENTITY] + _scores(sheet, st, missing))
     return rows
 
 
@@ -171,18 +199,20 @@ def _csv_rows(sheet):
     return rows
 
 
-def rows(sheet, fmt, canvas_ids=None):
+def rows(sheet, fmt, canvas_ids=None, roster=None, missing="blank"):
     """The rows of ``sheet`` in one of :data:`FORMATS`, its header first (see :func:`write`)."""
+    if missing not in MISSING:
+        raise ValueError(f"unknown treatment of non-submitters {missing!r}: choose one of {', '.join(MISSING)}")
     if fmt == "canvas":
-        return _canvas_rows(sheet, dict(canvas_ids or {}))
+        return _canvas_rows(sheet, dict(canvas_ids or {}), roster, missing)
     if fmt == "moodle":
-        return _moodle_rows(sheet)
+        return _moodle_rows(sheet, roster, missing)
     if fmt == "csv":
         return _csv_rows(sheet)
     raise ValueError(f"unknown format {fmt!r}: choose one of {', '.join(FORMATS)}")
 
 
-def write(sheet, fmt, out, canvas_ids=None):
+def write(sheet, fmt, out, canvas_ids=None, roster=None, missing="blank"):
     """Write ``sheet`` to ``out`` in one of :data:`FORMATS`; return the number of student rows.
 
     Parameters
@@ -193,6 +223,11 @@ def write(sheet, fmt, out, canvas_ids=None):
         The file written (UTF-8, CSV quoting; folders made as needed).
     canvas_ids : dict, optional
         ``{assignment name: Canvas assignment id}`` for the Canvas column names.
+    roster : dict, optional
+        The LMS's roster (:func:`kpcourse.grading.course.roster.load`): its identity columns are written,
+        and a student it does not hold stops the export.
+    missing : {"blank", "zero", "leave"}
+        What a non-submitter's grade is (see the module's doc).
 
     Returns
     -------
@@ -201,14 +236,16 @@ def write(sheet, fmt, out, canvas_ids=None):
     Raises
     ------
     ValueError
-        For an unknown format, or Canvas ids of assignments not in the gradebook.
+        For an unknown format or treatment, Canvas ids of assignments not in the gradebook, or a student
+        the roster does not hold; nothing is written then.
     """
-    table = rows(sheet, fmt, canvas_ids)
+    table = rows(sheet, fmt, canvas_ids, roster, missing)
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     with open(out, "w", newline="", encoding="utf-8") as fh:
         csv.writer(fh).writerows(table)
-    return len(sheet.students)
+    header_rows = {"canvas": 2, "moodle": 1}.get(fmt)  # (csv: one row per student and assignment)
+    return len(table) - header_rows if header_rows else len(sheet.students)
 
 
 def _canvas_id(text):
@@ -229,11 +266,18 @@ def main(argv=None):
                                                        "(default: the current directory)")
     parser.add_argument("--canvas-id", type=_canvas_id, action="append", default=[], metavar="ASSIGNMENT=ID",
                         help="Canvas assignment id of an assignment (repeat for each)")
+    parser.add_argument("--assignment", help="export this assignment only (default: every one)")
+    parser.add_argument("--missing", choices=MISSING, default="blank",
+                        help="a non-submitter's grade: blank cell, 0, or no row (leave the LMS's grade)")
     args = parser.parse_args(argv)
     out = args.out or f"grades-{args.format}.csv"
     try:
         sheet = read_gradebook(args.db, course_policy(args.course))
-        n = write(sheet, args.format, out, dict(args.canvas_id))
+        if args.assignment:
+            if args.assignment not in {a["name"] for a in sheet.assignments}:
+                raise ValueError(f"no assignment {args.assignment!r} in the gradebook")
+            sheet.assignments = [a for a in sheet.assignments if a["name"] == args.assignment]
+        n = write(sheet, args.format, out, dict(args.canvas_id), lms_roster.load(args.course), args.missing)
     except (FileNotFoundError, ValueError) as exc:
         print(f"export-grades: {exc}", file=sys.stderr)
         return 2
