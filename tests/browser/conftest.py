@@ -49,6 +49,7 @@ from labpage import (
     generate_release,
     lecture_notebooks,
     release_notebooks,
+    started,
 )
 
 HERE = Path(__file__).resolve().parent
@@ -115,13 +116,9 @@ def lab_server(course_root, tmp_path_factory):
     """The session's ``jupyter lab``; stopped (process group) at the end, whatever happened."""
     server = LabServer(course_root, tmp_path_factory.mktemp("jupyter"))
     try:
-        try:
-            server.wait_ready()
-        except RuntimeError as exc:
-            pytest.fail(str(exc), pytrace=False)
-        yield server
+        with started(server):
+            yield server
     finally:
-        server.stop()
         SCREENSHOTS.mkdir(exist_ok=True)
         shutil.copy2(server.log, SCREENSHOTS / "jupyter-server.log")
 

@@ -10,6 +10,7 @@ put them together are in ``conftest.py`` (read its docstring first).
 from __future__ import annotations
 
 import atexit
+import contextlib
 import json
 import os
 import re
@@ -73,6 +74,22 @@ def generate_release(root, names):
     if proc.returncode != 0:
         raise RuntimeError(f"could not generate release/ for {names} in {root}:\n{proc.stdout[-2000:]}\n"
                            f"{proc.stderr[-4000:]}")
+
+
+@contextlib.contextmanager
+def started(server):
+    """``server`` once it answers (the test fails with its log if it does not); stopped afterwards, whatever
+    happened."""
+    import pytest
+
+    try:
+        try:
+            server.wait_ready()
+        except RuntimeError as exc:
+            pytest.fail(str(exc), pytrace=False)
+        yield server
+    finally:
+        server.stop()
 
 
 def make_lab_command():

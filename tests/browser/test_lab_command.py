@@ -13,7 +13,7 @@ from __future__ import annotations
 import shutil
 
 import pytest
-from labpage import KERNEL_IDLE_S, REPO, SCREENSHOTS, LabServer, make_lab_command
+from labpage import KERNEL_IDLE_S, REPO, SCREENSHOTS, LabServer, make_lab_command, started
 
 ASSIGNMENT = "02-perceptron-by-hand"
 
@@ -26,15 +26,10 @@ def _checkpoints():
 def student_lab(tmp_path_factory):
     """The server of ``make lab``, in the repository; the checkpoint folders opening a notebook makes, removed."""
     before = _checkpoints()
-    server = LabServer(REPO, tmp_path_factory.mktemp("make-lab"), program=make_lab_command())
     try:
-        try:
-            server.wait_ready()
-        except RuntimeError as exc:
-            pytest.fail(str(exc), pytrace=False)
-        yield server
+        with started(LabServer(REPO, tmp_path_factory.mktemp("make-lab"), program=make_lab_command())) as server:
+            yield server
     finally:
-        server.stop()
         for folder in _checkpoints() - before:
             shutil.rmtree(folder, ignore_errors=True)
 
