@@ -262,7 +262,8 @@ def test_the_three_sets_keep_their_shapes_under_the_turn():
     assert np.mean(np.argmax(scores, axis=1) == y) > 0.8
 
 
-@pytest.mark.parametrize("kwargs", [dict(n=2, d=3), dict(n=30, d=1), dict(n=30, d=2.5)])
+@pytest.mark.parametrize("kwargs", [dict(n=2, d=3), dict(n=30, d=1), dict(n=30, d=2.5), dict(n=30, d=46_340),
+                                    dict(n=8_589_934_592, d=3)])
 def test_the_ring_and_stripe_sets_reject_bad_arguments(kwargs):
     with pytest.raises((ValueError, TypeError)):
         datasets.rings(**kwargs)

@@ -141,7 +141,11 @@ def _placed(rng, X):
 
 
 def _shape(n, d, smallest):
-    return check_int(n, "n", minimum=3), check_int(d, "d", minimum=smallest)
+    n, d = check_int(n, "n", minimum=3), check_int(d, "d", minimum=smallest)
+    if d > 1_000 or n * d > 10_000_000:  # the random rotation alone is d x d
+        raise ValueError(f"rings, lines and stripes are small sets: d at most 1,000 and n * d at most "
+                         f"10,000,000, got n={n}, d={d}.")
+    return n, d
 
 
 def rings(n, d, *, random_state=None):
@@ -158,7 +162,7 @@ def rings(n, d, *, random_state=None):
     n : int
         Number of points, >= 3; classes 0, 1, 2 take turns.
     d : int
-        Number of features, >= 2.
+        Number of features, >= 2, at most 1,000 (and ``n * d`` at most 10,000,000).
     random_state : None, int or numpy.random.Generator, default=None
         Seed or generator; ``None`` draws fresh entropy.
 
