@@ -142,11 +142,11 @@ def term(tmp_path_factory):
     _nbgrader(["generate_feedback", ASSIGNMENT, "--force"], root, teacher)
     for student in out:
         out[student]["feedback"] = (root / "feedback" / student / ASSIGNMENT / f"{ASSIGNMENT}.html").read_text()
-    return out, collected.stdout + collected.stderr
+    return out, collected.stdout + collected.stderr, root
 
 
 def test_a_late_submission_pays_the_penalty(term):
-    got, _ = term
+    got, *_ = term
     alice = got["alice"]
     assert alice["score"] > 0 and 3600 <= alice["late"] < 3600 + 600, alice
     assert alice["penalty"] == pytest.approx(round(0.1 * alice["score"], 2), abs=0.011), alice  # 1 day started: 10 %
@@ -154,7 +154,7 @@ def test_a_late_submission_pays_the_penalty(term):
 
 @pytest.mark.parametrize("student", ["bob", "carol"])
 def test_an_edited_or_deleted_timestamp_never_lowers_the_penalty(term, student):
-    got, log = term
+    got, log, _ = term
     assert got[student]["late"] >= got["alice"]["late"] - 60, got
     assert got[student]["penalty"] == pytest.approx(got["alice"]["penalty"], abs=0.011), got
     if student == "bob":
@@ -162,17 +162,55 @@ def test_an_edited_or_deleted_timestamp_never_lowers_the_penalty(term, student):
 
 
 def test_an_extension_survives_the_autograde(term):
-    got, _ = term
+    got, *_ = term
     assert got["dave"]["extension"] == dt.timedelta(days=2), got["dave"]
     assert got["dave"]["late"] == 0 and got["dave"]["penalty"] == 0, got["dave"]
 
 
 def test_the_feedback_states_the_rule_and_what_it_did(term):
     """Each student's feedback begins with the late rule, the due date, the time that counted, and the penalty."""
-    got, _ = term
+    got, *_ = term
     for student in ("alice", "bob", "carol"):
         text = got[student]["feedback"]
         assert "Late work." in text and "after 15 minutes of grace, costs 10%" in text, text[:3000]
         assert "late: 10% comes off this assignment" in text and "when its files reached the course" in text
     dave = got["dave"]["feedback"]
     assert "Due, with your extension of 2 days, " in dave and "It was on time: no penalty." in dave
+
+
+_ROSTER = """Student,ID,SIS User ID,SIS Login ID,Section
+    Points Possible,,,,
+"Liddell, Alice",2001,S-1,alice,A
+"Stone, Jr., Bob",2002,S-2,bob,A
+"Ødegård-Łukasz, Zoë",2003,S-3,carol,B
+"Dunn, Dave",2004,S-4,dave,B
+"Newman, Erin",2005,S-5,erin,B
+"""
+
+
+def test_the_lms_files_of_the_term(term, tmp_path):
+    """The term's gradebook with Canvas's roster imported: the Canvas and Moodle files are the expected ones —
+    by the LMS's ids, scores after the penalty on the final score (a tenth off for an hour late), dave on time
+    with his extension, erin (on the roster, no submission) blank or absent as asked."""
+    from kpcourse.grading.course import export, roster
+
+    got, _, root = term
+    db = f"sqlite:///{root / 'gradebook.db'}"
+    (tmp_path / "roster.csv").write_text(_ROSTER, encoding="utf-8")
+    roster.import_roster(root, tmp_path / "roster.csv")
+    full = got["dave"]["score"]
+    late = f"{round(full - round(0.1 * full, 2), 2):g}"
+    files = {}
+    for fmt, missing in (("canvas", "blank"), ("moodle", "leave")):
+        out = tmp_path / f"{fmt}.csv"
+        assert export.main([fmt, "--db", db, "--out", str(out), "--course", str(root), "--missing", missing]) == 0
+        files[fmt] = out.read_text(encoding="utf-8").splitlines()
+    points = f"{export.read_gradebook(db).assignments[0]['max_score']:g}"
+    assert files["canvas"] == [
+        f"Student,ID,SIS User ID,SIS Login ID,Section,{ASSIGNMENT}", f"Points Possible,,,,,{points}",
+        f"\"Liddell, Alice\",2001,S-1,alice,A,{late}", f"\"Stone, Jr., Bob\",2002,S-2,bob,A,{late}",
+        f"\"Ødegård-Łukasz, Zoë\",2003,S-3,carol,B,{late}", f"\"Dunn, Dave\",2004,S-4,dave,B,{full:g}",
+        "\"Newman, Erin\",2005,S-5,erin,B,"]
+    assert files["moodle"][0] == f"First name,Last name,ID number,Email address,{ASSIGNMENT}"
+    assert files["moodle"][1:] == [f"Alice,Liddell,alice,,{late}", f"Bob,\"Stone, Jr.\",bob,,{late}",
+                                   f"Zoë,Ødegård-Łukasz,carol,,{late}", f"Dave,Dunn,dave,,{full:g}"]
