@@ -372,8 +372,33 @@ class CellResult:
     loop_free: bool = False  # the grader also requires a loop-free source (not checked by judge_here)
 
 
+#: The address space a measurement may use. A candidate called with a probe's integer where it expects a size (a
+#: list times 10**9, a d x d matrix for d = 46,340) then raises MemoryError and fails, instead of growing to the
+#: machine's memory and being killed with the whole test process.
+MEASURE_MEMORY = 12 * 2**30
+
+
+@contextlib.contextmanager
+def memory_capped(limit=MEASURE_MEMORY):
+    """Lower the process's address-space limit to ``limit`` bytes (never raise it) for the block."""
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    resource.setrlimit(resource.RLIMIT_AS, (limit if soft == resource.RLIM_INFINITY else min(soft, limit), hard))
+    try:
+        yield
+    finally:
+        resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
+
+
 def measure(name, candidates, log=print):
-    """Every cell of assignment ``name`` against every candidate that can take its arguments."""
+    """Every cell of assignment ``name`` against every candidate that can take its arguments, under
+    :func:`memory_capped`."""
+    with memory_capped():
+        return _measure(name, candidates, log)
+
+
+def _measure(name, candidates, log):
     nb = source_notebook(name)
     pts = points(nb)
     grader = load_grader(ROOT / "source" / name / GRADER_FILE)
