@@ -18,7 +18,7 @@ from nbgrader.preprocessors import (
     SaveAutoGrades,
 )
 
-from kpcourse.grading.course.exchange import OwnerCheckedCollect
+from kpcourse.grading.course.exchange import OwnerCheckedCollect, SealedRelease, SealedSubmit
 from kpcourse.grading.course.late import PerDayPenalty, StateLateRule
 from kpcourse.grading.judge.trusted import TrustedExecute
 from kpcourse.grading.views.plugins import MakeInert, ScrubHiddenTests
@@ -93,8 +93,14 @@ c.PerDayPenalty.cap = SYLLABUS.cap
 c.PerDayPenalty.grace_seconds = SYLLABUS.grace_minutes * 60
 
 # The exchange on a shared machine (README, "Deploying on a JupyterHub"): collect leaves in the
-# inbound folder a submission whose Unix owner is not the student it names (nbgrader only warns).
+# inbound folder a submission whose Unix owner is not the student it names (nbgrader only warns), and
+# refuses a course where every student's server runs as one Unix user; the release puts the sticky bit
+# on inbound/ (no student renames or removes a classmate's submission). The students' submit
+# (SealedSubmit: the submission readable by its student and the grader only) is set where their servers
+# read it, /etc/jupyter/nbgrader_config.py; here it serves an instructor trying out a submission.
 c.ExchangeFactory.collect = OwnerCheckedCollect
+c.ExchangeFactory.release_assignment = SealedRelease
+c.ExchangeFactory.submit = SealedSubmit
 
 # Feedback: nbgrader keeps hidden tests in feedback by default; remove them,
 # including the lines that tracebacks quote. What a student's notebook shows is text or a

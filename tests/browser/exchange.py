@@ -158,12 +158,15 @@ class Classroom:
     def _write_configs(self):
         (self.instructor.config / "nbgrader_config.py").write_text(
             "c = get_config()  # noqa: F821\n"
-            f"c.Exchange.root = {str(self.exchange)!r}\n")
+            f"c.Exchange.root = {str(self.exchange)!r}\n"
+            "# every server of this test runs as one Unix user, which the course's collect refuses\n"
+            "c.OwnerCheckedCollect.check_owner = False\n")
         for s, p in self.students.items():
             (p.config / "nbgrader_config.py").write_text(
                 "c = get_config()  # noqa: F821\n"
                 f"c.Exchange.root = {str(self.exchange)!r}\n"
                 f"c.CourseDirectory.course_id = {COURSE!r}\n"
+                "c.ExchangeFactory.submit = 'kpcourse.grading.course.exchange.SealedSubmit'\n"
                 "# One login name for every server of this test: give each student their id.\n"
                 f"c.CourseDirectory.student_id = {s!r}\n")
             # students: no formgrader, no Create Assignment (nbgrader's installation guide)

@@ -19,7 +19,8 @@
   keeps anyone but its owner from renaming or removing the course folder the instructor's release
   makes in it), inside ``srv/`` (``root:kph-class``, ``750``: class members only). A global Jupyter
   config (``etc/jupyter/nbgrader_config.py``, on every server's ``JUPYTER_CONFIG_PATH``) names it and
-  the course id. ``KPCOURSE_HUB_EXCHANGE_MODE=777`` (octal) makes it without the sticky bit, to see
+  the course id, and the students' submit (``SealedSubmit``: each submission folder ``770``, the
+  grader's group). ``KPCOURSE_HUB_EXCHANGE_MODE=777`` (octal) makes it without the sticky bit, to see
   the test fail;
 - **the course** in the grader account's home (``~kph-grader/course``: ``source/02-...``,
   ``nbgrader_config.py``), owned by it; everyone's own server (the instructor's too) has the
@@ -57,6 +58,10 @@ from labpage import REPO, _free_port
 from kpcourse.grading.paths import copy_source
 
 COURSE = "kpcourse"
+#: ``KPCOURSE_HUB_NBGRADER_EXCHANGE=1``: students submit and the course releases with nbgrader's own
+#: classes (submission folders ``777``, ``inbound/`` without its sticky bit), to see the test fail
+NBGRADER_EXCHANGE = os.environ.get("KPCOURSE_HUB_NBGRADER_EXCHANGE") == "1"
+SEALED_SUBMIT = "kpcourse.grading.course.exchange.SealedSubmit"
 ASSIGNMENT = "02-perceptron-by-hand"
 GROUP = "kph-class"
 INSTRUCTOR = "kph-instr"
@@ -178,7 +183,8 @@ class Hub:
         (etc / "nbgrader_config.py").write_text(
             "c = get_config()  # noqa: F821\n"
             f"c.Exchange.root = {str(self.exchange)!r}\n"
-            f"c.CourseDirectory.course_id = {COURSE!r}\n")
+            f"c.CourseDirectory.course_id = {COURSE!r}\n"
+            + ("" if NBGRADER_EXCHANGE else f"c.ExchangeFactory.submit = {SEALED_SUBMIT!r}\n"))
 
     def uid(self, user):
         return pwd.getpwnam(user).pw_uid
@@ -197,6 +203,10 @@ class Hub:
         course = self.course()
         copy_source(REPO, course, ASSIGNMENT, ignore=shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__"))
         shutil.copy2(REPO / "nbgrader_config.py", course / "nbgrader_config.py")
+        if NBGRADER_EXCHANGE:
+            with open(course / "nbgrader_config.py", "a") as f:
+                f.write("c.ExchangeFactory.release_assignment = "
+                        "'nbgrader.exchange.default.release_assignment.ExchangeReleaseAssignment'\n")
         for user in (INSTRUCTOR, *STUDENTS, GRADER):
             jupyter = self.home(user) / ".jupyter"
             jupyter.mkdir()

@@ -37,6 +37,7 @@ from __future__ import annotations
 import csv
 import json
 import os
+import pwd
 import re
 import subprocess
 from types import SimpleNamespace
@@ -179,7 +180,7 @@ def test_02_instructor_releases(hub, pages):
     perms = {"srv": mode(hub.srv), "exchange": mode(hub.exchange), "course": mode(course),
              "outbound": mode(course / "outbound"), "inbound": mode(course / "inbound"),
              "home": mode(hub.home(GRADER))}
-    assert perms == {"srv": "750", "exchange": "1777", "course": "755", "outbound": "755", "inbound": "2733",
+    assert perms == {"srv": "750", "exchange": "1777", "course": "755", "outbound": "755", "inbound": "3733",
                      "home": "700"}, perms
     assert not (course / "outbound" / ASSIGNMENT / "grader.py").exists(), "the grader file was released"
     own = fg.page.goto(f"{hub.url}/user/{INSTRUCTOR}/formgrader")  # grading happens in the service only
@@ -230,29 +231,38 @@ def test_03_student_fetches_submits(hub, pages, student):
     STATE["done"].add(f"submit-{student}")
 
 
-ATTEMPTS = r"""
+# run as a student: each attempt, and what refused it
+TRY = r"""
 import glob, json, os, shutil, sys
 p = json.loads(sys.argv[1])
 out = {}
 def attempt(name, fn):
     try:
         result = fn()
+    except PermissionError:  # EACCES or EPERM: the file system said no; any other error proves nothing
+        out[name] = "denied"
     except OSError as exc:
-        out[name] = "denied: " + type(exc).__name__
+        out[name] = f"UNPROVEN: {type(exc).__name__}: {exc}"[:200]
     else:
         out[name] = "ALLOWED: " + repr(result)[:200]
 def must_be_empty(x):
     if x:
         return x
     raise PermissionError("nothing visible")
+"""
+ATTEMPTS = TRY + r"""
 attempt("list inbound", lambda: os.listdir(p["inbound"]))
 attempt("find bob's submission by name", lambda: must_be_empty(glob.glob(p["inbound"] + "/kph-bob+*")))
-# nbgrader makes each submission folder 0777 (so that the instructor can remove it) and hides it
-# behind a random suffix in a folder no student can list: guess its name from bob's exact timestamp
-attempt("write into bob's submission", lambda: open(p["bob_guess"] + "/extra.py", "w").write("x"))
-attempt("overwrite bob's submitted notebook", lambda: open(p["bob_guess_nb"], "r+").write("{}"))
-attempt("delete bob's submitted notebook", lambda: os.remove(p["bob_guess_nb"]))
-attempt("remove bob's submission", lambda: shutil.rmtree(p["bob_guess"]))
+# from here on with the real name of bob's submission folder, random suffix included, as if it leaked
+attempt("list bob's submission", lambda: os.listdir(p["bob_sub"]))
+attempt("read bob's submitted notebook", lambda: open(p["bob_sub_nb"]).read(10))
+attempt("read bob's submission secret (it names his feedback)", lambda: open(p["bob_secret"]).read(10))
+attempt("write into bob's submission", lambda: open(p["bob_sub"] + "/extra.py", "w").write("x"))
+attempt("overwrite bob's submitted notebook", lambda: open(p["bob_sub_nb"], "r+").write("{}"))
+attempt("delete bob's submitted notebook", lambda: os.remove(p["bob_sub_nb"]))
+attempt("remove bob's submission", lambda: shutil.rmtree(p["bob_sub"]))
+attempt("rename bob's submission as alice's", lambda: os.rename(p["bob_sub"], p["as_alice"]))
+attempt("change the mode of bob's submission", lambda: os.chmod(p["bob_sub"], 0o777))
 attempt("list bob's home", lambda: os.listdir(p["bob_home"]))
 attempt("read bob's work", lambda: open(p["bob_work"]).read(10))
 attempt("list the course's home (the grader account's)", lambda: os.listdir(p["course_home"]))
@@ -263,8 +273,10 @@ attempt("write the gradebook", lambda: open(p["gradebook"], "ab").write(b"x"))
 attempt("overwrite the released notebook", lambda: open(p["released_nb"], "r+").write("{}"))
 attempt("delete the released notebook", lambda: os.remove(p["released_nb"]))
 attempt("add a file to the release", lambda: open(p["released_dir"] + "/extra.py", "w").write("x"))
+attempt("release an assignment of one's own (write outbound/)", lambda: os.mkdir(p["outbound"] + "/99-extra"))
 attempt("rename the course folder", lambda: os.rename(p["course_x"], p["course_x"] + "-moved"))
 attempt("rename the outbound folder", lambda: os.rename(p["outbound"], p["outbound"] + "-moved"))
+attempt("rename the inbound folder", lambda: os.rename(p["inbound"], p["inbound"] + "-moved"))
 print(json.dumps(out))
 """
 
@@ -277,9 +289,9 @@ def test_04_permissions(hub, pages):
     assert denied is not None and denied.status == 403, (denied and denied.status, pages[ALICE].url)
     bob_sub = next(p for p in hub.inbound() if p.name.startswith(f"{BOB}+"))
     course_x = hub.exchange / COURSE
-    guess = bob_sub.parent / bob_sub.name.rsplit("+", 1)[0]  # without nbgrader's random suffix
-    paths = {"inbound": str(course_x / "inbound"), "bob_guess": str(guess),
-             "bob_guess_nb": str(guess / f"{NOTEBOOK}.ipynb"), "bob_home": str(hub.home(BOB)),
+    paths = {"inbound": str(course_x / "inbound"), "bob_sub": str(bob_sub),
+             "bob_sub_nb": str(bob_sub / f"{NOTEBOOK}.ipynb"), "bob_secret": str(bob_sub / "submission_secret.txt"),
+             "as_alice": str(bob_sub.parent / bob_sub.name.replace(BOB, ALICE, 1)), "bob_home": str(hub.home(BOB)),
              "bob_work": str(hub.home(BOB) / ASSIGNMENT / f"{NOTEBOOK}.ipynb"),
              "course_home": str(hub.home(GRADER)),
              "source_nb": str(hub.course() / "source" / ASSIGNMENT / f"{NOTEBOOK}.ipynb"),
@@ -292,12 +304,14 @@ def test_04_permissions(hub, pages):
         assert os.path.isfile(paths[key]), f"{key}: {paths[key]} is missing before the attempts"
     bob_nb = (bob_sub / f"{NOTEBOOK}.ipynb").read_bytes()
     results = json.loads(hub.as_user(ALICE, None, cmd=["-c", ATTEMPTS, json.dumps(paths)]).stdout)
-    allowed = {k: v for k, v in results.items() if not v.startswith("denied")}
-    assert not allowed, f"{ALICE} could: {json.dumps(allowed, indent=1)}"
-    assert len(results) == 18, results
+    allowed = {k: v for k, v in results.items() if v != "denied"}
+    assert not allowed, f"{ALICE} could, or was not refused by permissions: {json.dumps(allowed, indent=1)}"
+    assert len(results) == 25, results
     for key in ("bob_work", "source_nb", "grader", "gradebook", "released_nb"):
         assert os.path.isfile(paths[key]), f"{key}: {paths[key]} went missing"
     assert (bob_sub / f"{NOTEBOOK}.ipynb").read_bytes() == bob_nb, "bob's submission changed"
+    assert mode(bob_sub) == "770" and mode(course_x / "inbound") == "3733", (mode(bob_sub), mode(course_x / "inbound"))
+    assert bob_sub.stat().st_gid == pwd.getpwnam(GRADER).pw_gid, "bob's submission is not in the grader's group"
     assert sorted(p.name for p in bob_sub.iterdir()) == sorted(
         [f"{NOTEBOOK}.ipynb", "timestamp.txt", "submission_secret.txt"]), list(bob_sub.iterdir())
     # someone outside the course group cannot even enter the exchange
@@ -310,6 +324,13 @@ def test_04_permissions(hub, pages):
     claims = [p for p in hub.inbound() if p.name.startswith(f"{BOB}+") and p.stat().st_uid == hub.uid(ALICE)]
     assert forged.returncode != 0 or len(claims) == 1, forged.stderr[-2000:]
     STATE["forged"] = claims
+    # the exchange folder of a course not yet released, made by a student first: the release refuses it
+    early = hub.exchange / f"{COURSE}-next"
+    hub.as_user(ALICE, None, cmd=["-c", f"import os; os.mkdir({str(early)!r}, 0o777); os.chmod({str(early)!r}, 0o777)"])
+    release = hub.as_user(GRADER, None, cmd=["-m", "nbgrader", "release_assignment", ASSIGNMENT,
+                                            f"--course={COURSE}-next"], cwd=hub.course(), check=False)
+    assert release.returncode != 0 and "don't own the directory" in release.stderr + release.stdout, release
+    assert not (early / "outbound").exists(), "the release wrote into a folder a student made"
     STATE["done"].add("permissions")
 
 
@@ -425,12 +446,27 @@ def test_07_feedback(hub, pages):
             header = feedback_header(sum(points()[0].values()) + ALICE_MANUAL[0])
             assert header in text, f"alice's feedback should say {header!r}; it starts:\n{text[:600]}"
             assert ALICE_MANUAL[1] in text, f"alice's feedback lacks the instructor's comment:\n{text[-2000:]}"
-    code = ("import glob, json, os, sys\nout = {}\n"
-            "try:\n    out['list'] = os.listdir(sys.argv[1])\nexcept OSError as e:\n    out['list'] = 'denied'\n"
-            "out['glob'] = glob.glob(sys.argv[1] + '/*.html')\n"
-            "try:\n    out['bob'] = open(sys.argv[2]).read(10)\nexcept OSError as e:\n    out['bob'] = 'denied'\n"
-            "print(json.dumps(out))\n")
     bob_file = sorted((hub.home(BOB) / ASSIGNMENT / "feedback").glob(f"*/{NOTEBOOK}.html"))[0]
-    tries = json.loads(hub.as_user(ALICE, None, cmd=["-c", code, str(released), str(bob_file)]).stdout)
-    assert tries == {"list": "denied", "glob": [], "bob": "denied"}, tries
+    course = hub.course()
+    paths = {"released": str(released), "bob_fetched": str(bob_file),
+             "autograded": str(course / "autograded"),
+             "bob_autograded": str(course / "autograded" / BOB / ASSIGNMENT / f"{NOTEBOOK}.ipynb"),
+             "feedback": str(course / "feedback"),
+             "bob_feedback": str(course / "feedback" / BOB / ASSIGNMENT / f"{NOTEBOOK}.html")}
+    for key in ("bob_autograded", "bob_feedback"):
+        assert os.path.isfile(paths[key]), f"{key}: {paths[key]} is missing before the attempts"
+    tries = json.loads(hub.as_user(ALICE, None, cmd=["-c", FEEDBACK_ATTEMPTS, json.dumps(paths)]).stdout)
+    assert tries == dict.fromkeys(tries, "denied") and len(tries) == 7, json.dumps(tries, indent=1)
+
+
+FEEDBACK_ATTEMPTS = TRY + r"""
+attempt("list the released feedback", lambda: os.listdir(p["released"]))
+attempt("find released feedback by name", lambda: must_be_empty(glob.glob(p["released"] + "/*.html")))
+attempt("read bob's fetched feedback", lambda: open(p["bob_fetched"]).read(10))
+attempt("list the course's autograded/", lambda: os.listdir(p["autograded"]))
+attempt("read bob's autograded notebook", lambda: open(p["bob_autograded"]).read(10))
+attempt("list the course's feedback/", lambda: os.listdir(p["feedback"]))
+attempt("read bob's feedback in the course", lambda: open(p["bob_feedback"]).read(10))
+print(json.dumps(out))
+"""
 

@@ -241,8 +241,8 @@ def run_notebook(path_in, workdir, timeout, budget, limits=None, allowed=None):
     -------
     dict
         ``isolated`` (bool), ``why`` (when not isolated), ``uid`` (the user the submission
-        ran as), ``returncode``, ``log``, ``killed`` (budget exceeded), ``limit`` (``None``,
-        or the limit that stopped the whole sandbox: ``"memory"`` or ``"disk"``).
+        ran as, measured: :func:`measured_uid`), ``returncode``, ``log``, ``killed`` (budget exceeded),
+        ``limit`` (``None``, or the limit that stopped the whole sandbox: ``"memory"`` or ``"disk"``).
     """
     return run_python("kpcourse.grading.sandbox.inside",
                       lambda root: [f"{root}/in/{path_in}", f"{root}/out/executed.ipynb", "--timeout", str(timeout)],
@@ -298,9 +298,28 @@ def run_python(module, arguments, workdir, budget, limits=None, allowed=None):
         proc = subprocess.Popen(cmd, cwd=cwd, env=run_env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                 text=True, errors="replace", start_new_session=True)
         log, killed, limit = _watch(proc, workdir, budget, limits, group)
-    return {"isolated": ok, "why": why, "uid": user if user is not None else os.geteuid(),
+    return {"isolated": ok, "why": why, "uid": measured_uid(workdir),
             "returncode": proc.returncode, "log": log, "killed": killed, "limit": limit,
             "cgroup": group.version if group is not None else None, "cgroup_why": group_why}
+
+
+def measured_uid(workdir, most=1000):
+    """The Unix user the sandbox ran as, as the kernel recorded it: the owner of what it wrote.
+
+    Every file and folder the sandbox made in ``workdir/out`` and ``workdir/answers`` (at most
+    ``most``, never following a link) belongs to the user its processes ran as; nothing run inside
+    can make one that belongs to another. ``0`` when any belongs to root, ``None`` when it wrote
+    nothing.
+    """
+    found = []
+    for sub in ("out", "answers"):
+        for parent, dirs, files in os.walk(Path(workdir) / sub):
+            found += [os.lstat(os.path.join(parent, name)).st_uid for name in (*dirs, *files)]
+            if len(found) >= most:
+                break
+    if not found:
+        return None
+    return 0 if 0 in found else collections.Counter(found).most_common(1)[0][0]
 
 
 def read_untrusted(base, parts, max_bytes):
