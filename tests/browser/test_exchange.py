@@ -178,11 +178,11 @@ def test_01_instructor_releases(classroom, formgrader):
     assert (released / f"{NOTEBOOK}.ipynb").is_file(), f"nothing released in {released}"
     assert not (released / "grader.py").exists(), "the grader file was released"
     course = classroom.exchange / "kpcourse"
-    # nbgrader's exchange permissions (README: "The instructor's term"): anyone may write into
-    # the exchange, read outbound, and drop into inbound without listing it (setgid directory).
+    # the exchange permissions (README: "The instructor's term"): anyone may write into the exchange,
+    # read outbound, and drop into inbound without listing it (setgid), nor touch another's folder (sticky)
     perms = {"exchange": mode(classroom.exchange), "course": mode(course), "outbound": mode(course / "outbound"),
              "inbound": mode(course / "inbound")}
-    assert perms == {"exchange": "777", "course": "755", "outbound": "755", "inbound": "2733"}, perms
+    assert perms == {"exchange": "777", "course": "755", "outbound": "755", "inbound": "3733"}, perms
     STATE["done"].add("release")
 
 
