@@ -1,7 +1,7 @@
 """Each depth item of the course has a worked section with a numeric check, and its lecture points to it.
 
 A depth item lives in the appendix of its lesson (``notebooks/NN-slug-appendix.ipynb``, so the lecture
-stays short). For each one: the appendix has a code cell with the item's tag that was executed and
+stays short), or in the lecture where it is short and central (Novikoff's proof in lesson 02). For each one: the appendix has a code cell with the item's tag that was executed and
 printed something, the printed check holds (``: True`` where the cell prints one; for the mistake
 bound, measured mistakes at most the bound), a markdown cell quotes the output with an ``out:`` tag
 (which ``test_lecture_numbers`` then compares), and the lecture names the appendix file.
@@ -19,6 +19,7 @@ ROOT = Path(__file__).resolve().parents[1] / "notebooks"
 
 # item: (appendix, lecture, tags of its check cells, the tag a prose span quotes)
 DEPTH = {
+    "Novikoff's proof": ("02-perceptron-by-hand", "02-perceptron-by-hand", ["novikoff-proof"], "novikoff-proof"),
     "representer theorem": ("03-dual-form-appendix", "03-dual-form",
                             ["representer-linear", "representer-poly", "representer-perp"], "representer-perp"),
     "kernel mistake bound": ("04-kernel-trick-appendix", "04-kernel-trick",
@@ -65,6 +66,8 @@ def test_depth_item_is_quoted_in_prose_and_pointed_to_by_its_lecture(item):
     appendix, lecture, _, quoted = DEPTH[item]
     markdown = " ".join(_text(c["source"]) for c in _load(appendix)["cells"] if c["cell_type"] == "markdown")
     assert f'title="out:{quoted}"' in markdown, f"{appendix}: no prose number quotes the cell {quoted!r}"
+    if appendix == lecture:  # worked in the lecture itself
+        return
     lecture_md = " ".join(_text(c["source"]) for c in _load(lecture)["cells"] if c["cell_type"] == "markdown")
     assert f"{appendix}.ipynb" in lecture_md, f"{lecture}.ipynb does not point to {appendix}.ipynb"
 
