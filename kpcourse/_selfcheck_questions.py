@@ -281,14 +281,14 @@ QUESTIONS = {
              hint="The test set took part in a choice.",
              why="The minimum over several σ of noisy test errors is biased downwards; choose σ "
                  "by cross-validation on the training split and use the test set once."),
-        dict(prompt="At the same number of features D, which approximation usually matches the "
-                    "RBF kernel better on clustered data such as digits?",
-             options=("Nyström: its landmarks are data points, where the data lie.",
-                      "Random Fourier features: they are exact for every D.",
-                      "Neither: both need D ≥ N."),
+        dict(prompt="A point has y f(x) = 0.5: right side of the line, but close to it. Which loss "
+                    "does it add to: the perceptron loss max(0, −y f(x)) or the hinge loss "
+                    "max(0, 1 − y f(x))?",
+             options=("Only the hinge loss: it still charges correct points inside the margin.",
+                      "Only the perceptron loss.", "Both.", "Neither."),
              answer=0,
-             hint="Where does each method place its D dimensions?",
-             why="Nyström spends its D dimensions on landmarks taken from the data; random "
-                 "Fourier features spread them over all frequencies and need a larger D."),
+             hint="Evaluate both at y f(x) = 0.5.",
+             why="The perceptron loss is 0 for every correct point; the hinge loss is 1 − 0.5 = 0.5, so "
+                 "the SVM keeps pushing the point out to the margin and the perceptron does not."),
     ],
 }

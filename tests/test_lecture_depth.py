@@ -1,10 +1,11 @@
 """Each depth item of the course has a worked section with a numeric check, and its lecture points to it.
 
 A depth item lives in the appendix of its lesson (``notebooks/NN-slug-appendix.ipynb``, so the lecture
-stays short), or in the lecture where it is short and central (Novikoff's proof in lesson 02). For each one: the appendix has a code cell with the item's tag that was executed and
-printed something, the printed check holds (``: True`` where the cell prints one; for the mistake
-bound, measured mistakes at most the bound), a markdown cell quotes the output with an ``out:`` tag
-(which ``test_lecture_numbers`` then compares), and the lecture names the appendix file.
+stays short), or in the lecture where it is short and central (Novikoff's proof in lesson 02). For
+each one: the notebook has a code cell with the item's tag that was executed and printed something,
+the printed check holds (``: True`` where the cell prints one; for the mistake bound, measured
+mistakes at most the bound), a markdown cell quotes the output with an ``out:`` tag (which
+``test_lecture_numbers`` then compares), and the lecture names the appendix file.
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ Nearest course code, and the probe that defeats a copy of it:
 * ``columns_computed`` (ex2): the package's column store (``kpcourse._dual.columns``) is one FIFO
   store woven into a trainer, with no mistake sequence to take and no LRU or optimal policy; every
   cell mixes the three policies.
-* ``nystrom_features`` (ex3): lecture 08 cell 33 calls scikit-learn's ``Nystroem`` (absent from the
+* ``nystrom_features`` (ex3): lesson 08's appendix calls scikit-learn's ``Nystroem`` (absent from the
   sandbox) and appendix 06 describes the method in words; the given code has three flaws, each met
   by a probe (duplicated landmarks, the square root of the pseudo-inverse, points far from the
   origin), and the features of 4,000 points are measured to take N·m memory, not N².
