@@ -162,7 +162,7 @@ def _one_level(X, y, sigmas, k_out, k_in, seed):
 
 
 def _timestamp_trick(steps, index, label, n, T, rho):
-    """The package's replay and lecture 08 cell 12: equal weights, whatever ρ."""
+    """The package's replay and lecture 08's cell tagged timestamp: equal weights, whatever ρ."""
     weight = (T - np.asarray(steps, dtype=float) + 1) / T
     return np.bincount(np.asarray(index), weights=weight, minlength=n), float(np.asarray(label) @ weight)
 

@@ -4,23 +4,22 @@ that no line separates two classes.
 
 Nearest course code, and the probe that defeats a copy of it:
 
-* ``repeats_to_fix`` (ex1): lecture 02 cell 50 prints the gain of one update and check your
-  understanding 1 works one case by hand; neither counts repeated updates. Probes at exact
-  multiples of the gain (dyadic numbers) catch a strict ``< 0`` test (``strict``) and a gain
-  without the bias's share (``no_one``); counts near 2**40 defeat a loop that applies the
-  update until the point is fixed.
-* ``novikoff_slack`` (ex2): lecture 02 cell 24 computes R, γ and the bound (R/γ)² once, for
-  one run; the exercise asks for the proof's two inequalities after every update, for any
-  order of updates, and the "forged" probes give orders no run makes, where the room goes
-  negative.
-* ``cycle_of`` (ex3): the package's primal loop stops after a clean epoch and ``trace_``
-  keeps the state after every step; nothing compares end-of-epoch states. XOR (the state
-  is back at zero after every epoch) and points whose run cycles after tens of epochs
-  defeat a stop on a clean epoch.
-* ``separation_certificate`` (ex4): lecture 02 cell 30 only looks for a -1 point inside a
-  triangle of +1 points, and cell 34's ``separable`` returns a bool from SciPy's ``linprog``
-  (absent when grading). Probes where a +1 point lies in a -1 triangle, or only two segments
-  cross (XOR), defeat the first; a bool is not a certificate.
+* ``repeats_to_fix`` (ex1): lecture 02's cell tagged ``gains`` prints the gain of one update and
+  check your understanding 1 works one case by hand; neither counts repeated updates. Probes at
+  exact multiples of the gain (dyadic numbers) catch a strict ``< 0`` test (``strict``) and a gain
+  without the bias's share (``no_one``); counts near 2**40 defeat a loop that applies the update
+  until the point is fixed.
+* ``novikoff_slack`` (ex2): lecture 02's cell tagged ``novikoff`` computes R, γ and the bound (R/γ)²
+  once, for one run, and the cell tagged ``novikoff-proof`` checks the proof's three steps where
+  that run ends; the exercise asks for the proof's two inequalities after every update, for any
+  order of updates, and the "forged" probes give orders no run makes, where the room goes negative.
+* ``cycle_of`` (ex3): the package's primal loop stops after a clean epoch and ``trace_`` keeps the
+  state after every step; nothing compares end-of-epoch states. XOR (the state is back at zero after
+  every epoch) and points whose run cycles after tens of epochs defeat a stop on a clean epoch.
+* ``separation_certificate`` (ex4): lecture 02's cell tagged ``certificate`` only looks for a -1
+  point inside a triangle of +1 points, and the cell tagged ``lp``'s ``separable`` returns a bool
+  from SciPy's ``linprog`` (absent when grading). Probes where a +1 point lies in a -1 triangle, or
+  only two segments cross (XOR), defeat the first; a bool is not a certificate.
 """
 
 from __future__ import annotations

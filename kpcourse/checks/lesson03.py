@@ -3,7 +3,7 @@ leave-one-out predictions, and a smaller support for the same perceptron.
 
 Nearest course code, and the probe that defeats a copy of it:
 
-* ``merge_duplicates`` (ex1): lecture 05 cell 20 finds the copies of a point with ``np.unique``
+* ``merge_duplicates`` (ex1): lecture 05's cell tagged ``duplicates`` finds the copies of a point with ``np.unique``
   and counts them; the exercise pools the signed coefficients alpha_i y_i of the copies and drops
   those that cancel; every probe has copies with both labels.
 * ``dual_train_decay`` (ex2): the package's engine, lecture 06's and lecture 08's loops and the

@@ -3,17 +3,19 @@ the interpolation bound, and the bandwidths at which a prediction flips.
 
 Nearest course code, and the probe that defeats a copy of it:
 
-* ``rbf_truncated`` (ex1): appendix 05 cell 3 sums the series for one fixed 1-D point ``z0`` and
-  reads its grid from the notebook; ``kernels.rbf`` is the whole series. Every probe pairs
-  several points in 1 to 6 dimensions with a finite degree, where the truncation differs.
-* ``kernel_alignment`` (ex2): lecture 05 cells 44-46 choose σ by training models and counting test
-  errors, and no course code aligns or centres a Gram matrix; the probes' classes are unbalanced,
-  where the raw alignment grows with σ and picks the widest one.
-* ``interpolation_bound`` (ex3): appendix 04's mistake bound needs scikit-learn's ``SVC`` (absent) and
-  another separator; lecture 05 cell 74 argues positive definiteness in words. No course code solves
-  K c = y.
-* ``sign_changes`` (ex4): lecture 05 cells 8-12 compute the score at one σ; the probes ask for every
-  σ in a range, down to bandwidths where the plain score underflows to 0.
+* ``rbf_truncated`` (ex1): appendix 05's cell tagged ``rbf-series`` sums the series for one fixed
+  1-D point ``z0`` and reads its grid from the notebook; ``kernels.rbf`` is the whole series. Every
+  probe pairs several points in 1 to 6 dimensions with a finite degree, where the truncation
+  differs.
+* ``kernel_alignment`` (ex2): lecture 05's cells tagged ``sweep`` and ``sweep-unseen`` choose σ by
+  training models and counting test errors, and no course code aligns or centres a Gram matrix; the
+  probes' classes are unbalanced, where the raw alignment grows with σ and picks the widest one.
+* ``interpolation_bound`` (ex3): appendix 04's mistake bound needs scikit-learn's ``SVC`` (absent)
+  and another separator; lecture 05's section on limits argues positive definiteness in words. No
+  course code solves K c = y.
+* ``sign_changes`` (ex4): lecture 05's worked example (cells tagged ``msdn-kernel``, ``msdn-score``)
+  computes the score at one σ; the probes ask for every σ in a range, down to bandwidths where the
+  plain score underflows to 0.
 """
 
 from __future__ import annotations

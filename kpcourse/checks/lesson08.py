@@ -4,18 +4,18 @@ weighted average of a perceptron run from its mistake log.
 
 Nearest course code, and the probe that defeats a copy of it:
 
-* ``kkt_violations`` (ex1): appendix 08 cell 3 prints the smallest and largest margin of each group
-  of coefficients; no course code tests each point or orders them. Every probe has violations of
-  different sizes and coefficients at both bounds.
-* ``kernel_pegasos`` (ex2): lecture 08 cell 20's margin perceptron updates on y f <= τ with no scale,
-  and lecture 08 describes Pegasos in words only; every probe is a run whose decisions depend on the
-  1/(λ(t - 1)) scale of w_t.
-* ``nested_cv`` (ex3): lecture 08 cells 27-29 choose σ with scikit-learn's ``KFold`` and
-  ``GridSearchCV`` (absent from the sandbox), one level of cross-validation; the probes ask for the
-  outer errors and the σ chosen inside each outer fold.
-* ``ema_average`` (ex4): the package's replay and lecture 08 cell 12 average with equal weights
-  (ρ = 1) by the timestamp trick; the probes ask for ρ < 1, and for T up to 10^9 steps, where a loop
-  over the steps cannot finish.
+* ``kkt_violations`` (ex1): appendix 08's cell tagged ``kkt`` prints the smallest and largest margin
+  of each group of coefficients; no course code tests each point or orders them. Every probe has
+  violations of different sizes and coefficients at both bounds.
+* ``kernel_pegasos`` (ex2): lecture 08's margin perceptron (the cell tagged ``margin-perceptron``)
+  updates on y f <= τ with no scale, and lecture 08 describes Pegasos in words only; every probe is
+  a run whose decisions depend on the 1/(λ(t - 1)) scale of w_t.
+* ``nested_cv`` (ex3): lecture 08's cells tagged ``optimism`` and ``gridsearch`` choose σ with
+  scikit-learn's ``KFold`` and ``GridSearchCV`` (absent from the sandbox), one level of
+  cross-validation; the probes ask for the outer errors and the σ chosen inside each outer fold.
+* ``ema_average`` (ex4): the package's replay and lecture 08's cell tagged ``timestamp`` average
+  with equal weights (ρ = 1) by the timestamp trick; the probes ask for ρ < 1, and for T up to 10^9
+  steps, where a loop over the steps cannot finish.
 """
 
 from __future__ import annotations

@@ -8,12 +8,12 @@ Nearest course code, and the probe that defeats a copy of it:
   Gram matrix and labels 0..C-1, and lecture 07's one-vs-rest trains on precomputed scores; the
   probes pass raw rows and labels that are strings, numbers other than 0..C-1 and floats, and ask
   for the same labels back. The locked helpers of assignments 07 and 08 are binary.
-* ``pipeline`` (ex2): lecture 08 cells 27-29 choose σ with scikit-learn (absent while grading).
-  The hidden rows are the capstone's tables, transformed afresh for every notebook (a random
-  rotation, scales, offsets, the features shuffled, jitter), and rows drawn from Gaussians the
-  grader fits: no row is a public row, so no public label helps; the true labels never reach the
-  student's code (:attr:`~kpcourse.checks.exercise.Probe.held`), and each accuracy is judged
-  against the grader's own pipeline on the same split.
+* ``pipeline`` (ex2): lecture 08's cells tagged ``optimism`` and ``gridsearch`` choose σ with
+  scikit-learn (absent while grading). The hidden rows are the capstone's tables, transformed afresh
+  for every notebook (a random rotation, scales, offsets, the features shuffled, jitter), and rows
+  drawn from Gaussians the grader fits: no row is a public row, so no public label helps; the true
+  labels never reach the student's code (:attr:`~kpcourse.checks.exercise.Probe.held`), and each
+  accuracy is judged against the grader's own pipeline on the same split.
 """
 
 from __future__ import annotations
