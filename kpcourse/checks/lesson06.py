@@ -3,19 +3,21 @@ columns a cache computes, Nyström features repaired, and the signs a low-precis
 
 Nearest course code, and the probe that defeats a copy of it:
 
-* ``largest_n`` (ex1): lecture 06 cell 4 computes the bytes of an N x N matrix and cell 8 inverts
-  that for whole matrices only (an integer square root); every probe of both cells stores a packed triangle
-  or data rows beside the matrix, where N solves a quadratic, and one needs N beyond float precision.
+* ``largest_n`` (ex1): lecture 06's cell tagged ``gb-table`` computes the bytes of an N x N matrix
+  and the one tagged ``card`` inverts that for whole matrices only (an integer square root); every
+  probe of both cells stores a packed triangle or data rows beside the matrix, where N solves a
+  quadratic, and one needs N beyond float precision.
 * ``columns_computed`` (ex2): the package's column store (``kpcourse._dual.columns``) is one FIFO
   store woven into a trainer, with no mistake sequence to take and no LRU or optimal policy; every
   cell mixes the three policies.
-* ``nystrom_features`` (ex3): lesson 08's appendix calls scikit-learn's ``Nystroem`` (absent from the
-  sandbox) and appendix 06 describes the method in words; the given code has three flaws, each met
-  by a probe (duplicated landmarks, the square root of the pseudo-inverse, points far from the
+* ``nystrom_features`` (ex3): lesson 08's appendix calls scikit-learn's ``Nystroem`` (absent from
+  the sandbox) and appendix 06 describes the method in words; the given code has three flaws, each
+  met by a probe (duplicated landmarks, the square root of the pseudo-inverse, points far from the
   origin), and the features of 4,000 points are measured to take N·m memory, not N².
-* ``certified_signs`` (ex4): lecture 06 cells 35-37 measure how much bfloat16 changes a Gram matrix
-  and a training run, and ``gram.check_fits`` checks overflow only; nothing bounds a score. Rows
-  whose |score| is below the bound must stay 0, rows far above it must be certified.
+* ``certified_signs`` (ex4): lecture 06's cells tagged ``fp16-bf16`` and ``bf16-runs`` measure how
+  much bfloat16 changes a Gram matrix and a training run, and ``gram.check_fits`` checks overflow
+  only; nothing bounds a score. Rows whose |score| is below the bound must stay 0, rows far above it
+  must be certified.
 """
 
 from __future__ import annotations
