@@ -35,8 +35,8 @@ class Summary:
     timed_out_cells, timed_out_ids : list
         Indices and grade_ids of cells that ran past the cell limit.
     kernel_restarted : bool
-    uid : int
-        The user the submission ran as (never 0).
+    uid : int or None
+        The user the submission ran as, measured (never 0; ``None`` when it left no file to measure).
     limits_hit : list of str
         Resource limits reached ("memory", "output", ...).
     hidden_seed : int
@@ -100,4 +100,6 @@ class Summary:
             found.append(f"limit reached: {', '.join(self.limits_hit)}")
         if self.uid == 0:
             found.append("ran as root")
+        elif self.uid is None and self.isolated:
+            found.append("its user not measured (it removed every file it wrote)")
         return found

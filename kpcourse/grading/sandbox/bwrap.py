@@ -308,8 +308,10 @@ def measured_uid(workdir, most=1000):
 
     Every file and folder the sandbox made in ``workdir/out`` and ``workdir/answers`` (at most
     ``most``, never following a link) belongs to the user its processes ran as; nothing run inside
-    can make one that belongs to another. ``0`` when any belongs to root, ``None`` when it wrote
-    nothing.
+    can make one that belongs to another. The notebook runner makes one first thing, before the
+    submission's code (:data:`kpcourse.grading.sandbox.inside.MARK`), so a submission that stops its
+    runner is measured too. ``0`` when any belongs to root, ``None`` when nothing was written (a
+    submission that removed every file it could).
     """
     found = []
     for sub in ("out", "answers"):
