@@ -146,7 +146,8 @@ def test_band_hints_and_flags():
     assert [report.band(s, 2) for s in (2, 1, 0)] == ["full", "partial", "zero"]
     assert report.hints(None) == [] and report.hints("not written  yet") == ["not written yet"]
     assert report.hints("predict: 2 problems found\n  - a is wrong\n  - b is wrong") == ["a is wrong", "b is wrong"]
-    ok = {"isolated": True, "killed": False, "timed_out_cells": [], "kernel_restarted": False, "locked_restored": []}
+    ok = {"isolated": True, "killed": False, "timed_out_cells": [], "kernel_restarted": False, "locked_restored": [],
+          "uid": 61000}
     assert report.flags(ok) == []
     bad = dict(ok, isolated=False, why_not_isolated="no bwrap", timed_out_cells=[3], timed_out_ids=["ex1-predict"],
                kernel_restarted=True, locked_restored=["ex1-tests"], killed=True)
@@ -155,6 +156,7 @@ def test_band_hints_and_flags():
     assert report.flags(None) and "no grading summary" in report.flags(None)[0]
     assert report.flags(dict(ok, uid=61000, limits_hit=["memory", "output"])) == ["limit reached: memory, output"]
     assert report.flags(dict(ok, uid=0)) == ["ran as root"]
+    assert report.flags(dict(ok, uid=None)) == ["its user not measured (it removed every file it wrote)"]
 
 
 # ------------------------------------------------------------------ a gradebook without grading
@@ -217,7 +219,7 @@ def test_report_of_a_written_gradebook(tmp_path, monkeypatch):
         verdicts = {"t1": None if s1 else "f: 1 problem found\n  - f(0) gave 3, expected a label",
                     "t2": None if s2 else "f is not written yet"}
         summary = {"isolated": True, "killed": False, "seconds": 1.5, "verdicts": verdicts, "timed_out_cells": [],
-                   "kernel_restarted": student == "cy", "locked_restored": [], "wall_seconds": 3.0}
+                   "kernel_restarted": student == "cy", "locked_restored": [], "wall_seconds": 3.0, "uid": 61000}
         (folder / report.SUMMARY).write_text(json.dumps(summary))
     _submitted(tmp_path, ["eve"], "hw")  # handed in, never graded
 
