@@ -156,7 +156,7 @@ def test_band_hints_and_flags():
     assert report.flags(None) and "no grading summary" in report.flags(None)[0]
     assert report.flags(dict(ok, uid=61000, limits_hit=["memory", "output"])) == ["limit reached: memory, output"]
     assert report.flags(dict(ok, uid=0)) == ["ran as root"]
-    assert report.flags(dict(ok, uid=None)) == ["its user not measured (it removed every file it wrote)"]
+    assert report.flags(dict(ok, uid=None)) == ["its user not measured (it removed the sandbox's mark)"]
 
 
 # ------------------------------------------------------------------ a gradebook without grading

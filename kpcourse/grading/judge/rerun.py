@@ -393,7 +393,7 @@ def main(argv=None):
     args = parser.parse_args(argv)
     from kpcourse.grading.sandbox.inside import enter
 
-    enter(args.user, args.limits)
+    enter(args.user, args.limits, out=args.out)
 
     import signal
     import time

@@ -101,5 +101,5 @@ class Summary:
         if self.uid == 0:
             found.append("ran as root")
         elif self.uid is None and self.isolated:
-            found.append("its user not measured (it removed every file it wrote)")
+            found.append("its user not measured (it removed the sandbox's mark)")
         return found

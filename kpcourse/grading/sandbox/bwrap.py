@@ -37,6 +37,7 @@ import time
 from pathlib import Path
 
 from kpcourse.grading.sandbox.cgroup import Group
+from kpcourse.grading.sandbox.inside import MARK
 
 __all__ = ["available", "run_notebook", "run_python", "read_untrusted", "IsolationUnavailable"]
 
@@ -303,25 +304,18 @@ def run_python(module, arguments, workdir, budget, limits=None, allowed=None):
             "cgroup": group.version if group is not None else None, "cgroup_why": group_why}
 
 
-def measured_uid(workdir, most=1000):
-    """The Unix user the sandbox ran as, as the kernel recorded it: the owner of what it wrote.
+def measured_uid(workdir):
+    """The Unix user the sandbox ran as, as the kernel recorded it, or ``None``.
 
-    Every file and folder the sandbox made in ``workdir/out`` and ``workdir/answers`` (at most
-    ``most``, never following a link) belongs to the user its processes ran as; nothing run inside
-    can make one that belongs to another. The notebook runner makes one first thing, before the
-    submission's code (:data:`kpcourse.grading.sandbox.inside.MARK`), so a submission that stops its
-    runner is measured too. ``0`` when any belongs to root, ``None`` when nothing was written (a
-    submission that removed every file it could).
+    The owner of :data:`kpcourse.grading.sandbox.inside.MARK`, which the sandbox makes in
+    ``workdir/out`` before any of the submission's code runs (read without following a link). No
+    process inside can make a file that belongs to another user. ``None`` when it is gone: the
+    submission removed it.
     """
-    found = []
-    for sub in ("out", "answers"):
-        for parent, dirs, files in os.walk(Path(workdir) / sub):
-            found += [os.lstat(os.path.join(parent, name)).st_uid for name in (*dirs, *files)]
-            if len(found) >= most:
-                break
-    if not found:
+    try:
+        return os.lstat(Path(workdir) / "out" / MARK).st_uid
+    except OSError:
         return None
-    return 0 if 0 in found else collections.Counter(found).most_common(1)[0][0]
 
 
 def read_untrusted(base, parts, max_bytes):

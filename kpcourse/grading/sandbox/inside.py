@@ -15,14 +15,17 @@ import argparse
 import sys
 from pathlib import Path
 
-#: The file this module makes in the out folder as soon as it runs as the submission's user.
+#: The file :func:`enter` makes in the sandbox's ``out`` folder, as the submission's user: its owner
+#: is the user the sandbox ran as (:func:`kpcourse.grading.sandbox.bwrap.measured_uid`).
 MARK = "sandbox-user"
 
 
-def enter(user=None, limits=None):
+def enter(user=None, limits=None, out=None):
     """First thing in the sandbox: become ``user`` (never run student code as root), then apply
     ``limits`` (a :class:`~kpcourse.grading.sandbox.limits.Limits` as JSON), which everything started
-    from here inherits. Returns the :class:`~kpcourse.grading.sandbox.limits.Limits` or ``None``."""
+    from here inherits, and make :data:`MARK` in the folder ``out``, before any of the submission's
+    code runs (so it is there even when the submission stops this process). Returns the
+    :class:`~kpcourse.grading.sandbox.limits.Limits` or ``None``."""
     if user is not None:
         import os
 
@@ -37,6 +40,8 @@ def enter(user=None, limits=None):
     limits = Limits.from_json(limits) if limits else None
     if limits is not None:  # before the kernel starts: it and everything it starts inherit them
         apply_rlimits(limits)
+    if out is not None:
+        (Path(out) / MARK).touch()
     return limits
 
 
@@ -48,10 +53,7 @@ def main(argv=None):
     parser.add_argument("--limits", default=None, help="kpcourse.grading.sandbox.limits.Limits as JSON")
     parser.add_argument("--user", type=int, default=None, help="become this unprivileged user first")
     args = parser.parse_args(argv)
-    limits = enter(args.user, args.limits)
-    # made as the user the submission runs as, before any of its code: the grader reads who owns it
-    # (kpcourse.grading.sandbox.bwrap.measured_uid), even when the submission stops this process
-    (Path(args.out).parent / MARK).touch()
+    limits = enter(args.user, args.limits, out=Path(args.out).parent)
 
     import nbformat
 
