@@ -36,12 +36,15 @@ from pathlib import Path
 
 from labpage import REPO, SCREENSHOTS, LabPage, LabServer
 
+from kpcourse.grading.course.exchange import SealedSubmit
 from kpcourse.grading.paths import copy_source
 
 COURSE = "kpcourse"
 ASSIGNMENT = "02-perceptron-by-hand"
 NOTEBOOK = ASSIGNMENT  # the assignment's one notebook
 MARKERS = ("### BEGIN SOLUTION", "### END SOLUTION")
+#: The students' submit, as a Jupyter config names it (the hub test's global config uses it too).
+SEALED_SUBMIT = f"{SealedSubmit.__module__}.{SealedSubmit.__qualname__}"
 LIST_ID = re.sub(r"[^A-Za-z0-9\-_]", "", f"nbgrader-{COURSE}-{ASSIGNMENT}".replace(" ", "_"))
 ACTION_S = 180   # one nbgrader action from a browser button (validate runs the notebook)
 PAGE_S = 120     # JupyterLab's page to load on busy cores
@@ -166,7 +169,7 @@ class Classroom:
                 "c = get_config()  # noqa: F821\n"
                 f"c.Exchange.root = {str(self.exchange)!r}\n"
                 f"c.CourseDirectory.course_id = {COURSE!r}\n"
-                "c.ExchangeFactory.submit = 'kpcourse.grading.course.exchange.SealedSubmit'\n"
+                f"c.ExchangeFactory.submit = {SEALED_SUBMIT!r}\n"
                 "# One login name for every server of this test: give each student their id.\n"
                 f"c.CourseDirectory.student_id = {s!r}\n")
             # students: no formgrader, no Create Assignment (nbgrader's installation guide)

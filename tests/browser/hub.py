@@ -53,6 +53,7 @@ import time
 import urllib.request
 from pathlib import Path
 
+from exchange import SEALED_SUBMIT
 from labpage import REPO, _free_port
 
 from kpcourse.grading.paths import copy_source
@@ -61,7 +62,6 @@ COURSE = "kpcourse"
 #: ``KPCOURSE_HUB_NBGRADER_EXCHANGE=1``: students submit and the course releases with nbgrader's own
 #: classes (submission folders ``777``, ``inbound/`` without its sticky bit), to see the test fail
 NBGRADER_EXCHANGE = os.environ.get("KPCOURSE_HUB_NBGRADER_EXCHANGE") == "1"
-SEALED_SUBMIT = "kpcourse.grading.course.exchange.SealedSubmit"
 ASSIGNMENT = "02-perceptron-by-hand"
 GROUP = "kph-class"
 INSTRUCTOR = "kph-instr"

@@ -58,10 +58,6 @@ def _login(uid):
 class OwnerCheckedCollect(ExchangeCollect):
     """nbgrader's collect, skipping each inbound submission not owned by the student it names."""
 
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        self._seen = []  # every record of this collect, the refused ones too
-
     def _path_to_record(self, path):
         record = super()._path_to_record(path)
         claimed, record["timestamp"] = record["timestamp"], trusted_time(path)  # the time no student can set back
@@ -98,7 +94,7 @@ class OwnerCheckedCollect(ExchangeCollect):
             f.write(stamp(when))
 
     def init_src(self):
-        self._seen.clear()
+        self._seen = []  # every record nbgrader's init_src reads (_path_to_record), the refused ones too
         super().init_src()
         mine = sorted({r["username"] for r in self._seen if r.get("mine")})
         if self.check_owner and len(mine) > 1:
