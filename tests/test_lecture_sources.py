@@ -12,12 +12,9 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 
 import pytest
-
-REPO = Path(__file__).resolve().parent.parent
-NOTEBOOKS = sorted((REPO / "notebooks").glob("*.ipynb"))
+from test_lecture_numbers import NOTEBOOKS, SPAN  # the notebooks, and the grammar of a number's hover
 
 #: name -> (how a notebook mentions it, or names it in a fact hover; what its citation must contain)
 SOURCES = {
@@ -35,7 +32,6 @@ SOURCES = {
 }
 #: fact hovers that name no outside source: another part of this course
 OWN = re.compile(r"^assignment \d\d\b")
-HOVER = re.compile(r'<span title="([^"]*)">')
 
 
 def _markdown(path):
@@ -46,8 +42,8 @@ def _markdown(path):
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
 def test_every_source_a_notebook_uses_is_cited_in_it(path):
     text = re.sub(r"\s+", " ", _markdown(path))  # a citation may break across lines
-    visible = HOVER.sub("<span>", text)  # what a student reads without pointing at a number
-    facts = [t.removeprefix("fact:") for t in HOVER.findall(text) if t.startswith("fact:")]
+    visible = SPAN.sub(r"\3", text)  # what a student reads without pointing at a number
+    facts = [source for kind, source, _ in SPAN.findall(text) if kind == "fact"]
     unknown = [f for f in facts if not OWN.match(f) and not any(re.search(m, f) for m, _ in SOURCES.values())]
     assert not unknown, f"{path.name}: facts from sources not in SOURCES (add each, with its citation): {unknown}"
     missing = {}
