@@ -110,5 +110,7 @@ def test_a_submit_where_the_student_is_in_the_group_of_inbound_is_refused(course
     assert "which you are in" in caplog.text, caplog.text
     assert not list(inbound.iterdir()), "nothing should be written"
     others = [g.gr_gid for g in grp.getgrall() if g.gr_gid not in (os.getegid(), *os.getgroups())]
+    if not others:
+        pytest.skip("every group of this machine holds the user running the test")
     os.chown(inbound, 65534, others[0])  # a group of the grader's alone
     assert stat.S_IMODE(_submit(course, "bob").stat().st_mode) == 0o770
